@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Record layout shared by memcg_sample.bpf.c and user space.
+ *
+ * User space sets the reads (kfunc kind + kernel enum value, resolved from
+ * BTF) in .rodata before load. The program writes one record per visited
+ * memory cgroup into the BPF_F_MMAPABLE array map "records": a header and
+ * then one __u64 per read, in the order of the reads. The map's value size
+ * is set at load time to memcg_record_size(nr_reads).
+ */
+#ifndef MEMCG_SAMPLE_H
+#define MEMCG_SAMPLE_H
+
+#define MEMCG_SAMPLE_MAX_READS 128
+
+/* Which kfunc serves a read. */
+enum memcg_read_kind {
+	MEMCG_READ_PAGE_STATE = 0,   /* bpf_mem_cgroup_page_state(memcg, index) */
+	MEMCG_READ_VM_EVENT = 1,     /* bpf_mem_cgroup_vm_events(memcg, index) */
+	MEMCG_READ_USAGE = 2,        /* bpf_mem_cgroup_usage(memcg) */
+	MEMCG_READ_MEMORY_EVENT = 3, /* bpf_mem_cgroup_memory_events(memcg, index) */
+};
+
+struct memcg_read {
+	__u32 kind;
+	__u32 index;
+};
+
+/* What the kfuncs return for an index the kernel does not track. */
+#define MEMCG_READ_INVALID ((__u64)-1)
+
+struct memcg_record {
+	__u64 cgroup_id;  /* kernfs id == the cgroup directory's inode number */
+	__u32 depth;      /* levels below the walk root */
+	__u32 pad;
+	__u64 values[];   /* nr_reads values */
+};
+
+#define memcg_record_size(nr_reads) (sizeof(struct memcg_record) + (nr_reads) * sizeof(__u64))
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cgroup id -> path, built from cgroupfs. On 64-bit kernels a cgroup's id is
+ * its directory's inode number and is never reused, so an id found once keeps
+ * naming the same cgroup; an index refresh drops ids that are gone.
+ */
+#ifndef MEMCG_BPF_CGROUP_INDEX_H
+#define MEMCG_BPF_CGROUP_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cgroup_entry {
+	uint64_t id;
+	int depth;      /* 0 for the root directory */
+	const char *path; /* relative to the root, "/" for the root itself, "/a/b" below */
+};
+
+struct cgroup_index;
+
+/* @max_depth < 0: unlimited. Builds the index once. */
+int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index **out);
+/* Rescans cgroupfs: adds new cgroups, drops removed ones. 0 or -errno. */
+int cgroup_index_refresh(struct cgroup_index *idx);
+const struct cgroup_entry *cgroup_index_find(const struct cgroup_index *idx, uint64_t id);
+size_t cgroup_index_count(const struct cgroup_index *idx);
+void cgroup_index_close(struct cgroup_index *idx);
+
+#endif
