@@ -158,14 +158,19 @@ static unsigned int edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-/* Lower is closer: edit distance, with names that start with @name first. */
+/*
+ * Lower is closer: edit distance to the candidate, or to the candidate's
+ * prefix of the same length plus one, so that "anonn" finds "anon_thp"
+ * before "sock".
+ */
 static unsigned int closeness(const char *name, const char *candidate)
 {
-	size_t n = strlen(name);
+	char prefix[65];
+	unsigned int whole = edit_distance(name, candidate), head;
 
-	if (n && strncmp(candidate, name, n) == 0)
-		return 0;
-	return 1 + edit_distance(name, candidate);
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)strlen(name), candidate);
+	head = edit_distance(name, prefix) + 1;
+	return head < whole ? head : whole;
 }
 
 int stat_suggest(const char *name, char *buf, size_t len, int max)

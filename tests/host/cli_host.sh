@@ -1,0 +1,116 @@
+#!/bin/sh
+# Host checks of memcg-bpf-sample against this machine's own cgroup tree.
+# Read only: nothing here creates, moves or writes cgroups.
+#  - auto picks a backend and says why in one line;
+#  - --backend bpf on a kernel without the memcg kfuncs names the missing kfunc;
+#  - the text backend's values equal memory.stat (v2 names mapped from v1's
+#    hierarchical total_* fields when the host runs cgroup v1);
+#  - an unknown stat is a usage error that lists the nearest names.
+set -u
+BIN=${MEMCG_BPF_SAMPLE:?set MEMCG_BPF_SAMPLE to the memcg-bpf-sample binary}
+ROOT=${MEMCG_BPF_ROOT:-/sys/fs/cgroup}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0 skip=0
+
+ok() { echo "ok - $*"; pass=$((pass + 1)); }
+not_ok() { echo "not ok - $*"; fail=$((fail + 1)); }
+skip() { echo "ok - # SKIP $*"; skip=$((skip + 1)); }
+
+# Which hierarchy carries memory here (the same rule the sampler uses).
+if [ -r "$ROOT/memory.stat" ] && [ -r "$ROOT/cgroup.controllers" ]; then
+	mdir=$ROOT version=2
+elif [ -r "$ROOT/memory/memory.stat" ]; then
+	mdir=$ROOT/memory version=1
+elif grep -qw memory "$ROOT/unified/cgroup.controllers" 2>/dev/null; then
+	mdir=$ROOT/unified version=2
+else
+	skip "no memory controller under $ROOT"
+	echo "$pass passed, $fail failed, $skip skipped"
+	exit 77
+fi
+kfuncs=no
+grep -q bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null && kfuncs=yes
+
+# 1. auto says which backend and why, in one line.
+"$BIN" --backend auto --count 1 --format json >"$tmp/auto.json" 2>"$tmp/auto.err"
+rc=$?
+line=$(grep -c 'memcg_bpf plugin: backend ' "$tmp/auto.err")
+if [ $rc -eq 0 ] && [ "$line" -eq 1 ]; then
+	ok "auto: $(grep 'memcg_bpf plugin: backend ' "$tmp/auto.err")"
+else
+	not_ok "auto: exit $rc, $line backend lines: $(cat "$tmp/auto.err")"
+fi
+if [ $kfuncs = no ]; then
+	if grep -q 'backend text: kernel lacks kfunc bpf_get_mem_cgroup' "$tmp/auto.err"; then
+		ok "auto falls back to text on a kernel without the kfuncs"
+	else
+		not_ok "auto did not say it fell back for the missing kfunc: $(cat "$tmp/auto.err")"
+	fi
+
+	# 2. forcing bpf names the missing kfunc and fails
+	"$BIN" --backend bpf --count 1 >/dev/null 2>"$tmp/bpf.err"
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q 'bpf_get_mem_cgroup' "$tmp/bpf.err"; then
+		ok "--backend bpf fails naming the kfunc: $(head -1 "$tmp/bpf.err")"
+	else
+		not_ok "--backend bpf: exit $rc: $(cat "$tmp/bpf.err")"
+	fi
+fi
+
+# 3. text values == memory.stat, read right after (v1: total_* fields).
+stats=anon,file,shmem,file_mapped,file_dirty,inactive_file,active_file,unevictable,pgfault,pgmajfault,usage,oom_kill
+"$BIN" --backend text --stats "$stats" --count 1 --format json >"$tmp/text.json" 2>"$tmp/text.err"
+rc=$?
+rows=$(wc -l <"$tmp/text.json")
+if [ $rc -ne 0 ] || [ "$rows" -lt 1 ]; then
+	not_ok "text backend: exit $rc, $rows rows: $(cat "$tmp/text.err")"
+else
+	# one "path stat value" line per sampled value
+	sed -e 's/.*"path":"\([^"]*\)".*"values":{\(.*\)}}$/\1 \2/' "$tmp/text.json" |
+		awk '{ n = split($2, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], p, ":");
+			gsub(/"/, "", p[1]); print $1, p[1], p[2] } }' >"$tmp/sampled"
+	: >"$tmp/diff"
+	checked=0
+	while read -r path stat value; do
+		dir=$mdir${path%/}
+		case $version:$stat in
+		1:anon) want=$(awk '$1=="total_rss"{print $2}' "$dir/memory.stat") ;;
+		1:file) want=$(awk '$1=="total_cache"{print $2}' "$dir/memory.stat") ;;
+		1:file_mapped) want=$(awk '$1=="total_mapped_file"{print $2}' "$dir/memory.stat") ;;
+		1:file_dirty) want=$(awk '$1=="total_dirty"{print $2}' "$dir/memory.stat") ;;
+		1:usage) want=$(cat "$dir/memory.usage_in_bytes") ;;
+		1:oom_kill) want=$(awk '$1=="oom_kill"{print $2}' "$dir/memory.oom_control") ;;
+		1:*) want=$(awk -v f="total_$stat" '$1==f{print $2}' "$dir/memory.stat") ;;
+		2:usage) want=$(cat "$dir/memory.current") ;;
+		2:oom_kill) want=$(awk '$1=="oom_kill"{print $2}' "$dir/memory.events") ;;
+		2:*) want=$(awk -v f="$stat" '$1==f{print $2}' "$dir/memory.stat") ;;
+		esac
+		checked=$((checked + 1))
+		# A live host moves between the two reads: counters may only grow
+		# (by < 5%), levels may move by < 5% + 4 MiB. A wrong field mapping
+		# is far outside that.
+		awk -v s="$stat" -v got="$value" -v want="${want:-missing}" -v p="$path" 'BEGIN {
+			if (want == "missing") { print p, s, "sampled", got, "but the file has no such field"; exit }
+			d = want - got; if (d < 0) d = -d
+			if (s ~ /^pg|oom/) { if (want < got || d > got * 0.05 + 100) print p, s, got, "!=", want }
+			else if (d > want * 0.05 + 4194304) print p, s, got, "!=", want }' >>"$tmp/diff"
+	done <"$tmp/sampled"
+	if [ ! -s "$tmp/diff" ] && [ "$checked" -gt 0 ]; then
+		ok "text backend (cgroup v$version): $checked values in $rows cgroups match memory.stat"
+	else
+		not_ok "text backend (cgroup v$version) differs from memory.stat: $(head -5 "$tmp/diff")"
+	fi
+fi
+
+# 4. an unknown stat is a usage error listing the nearest names
+"$BIN" --stats anon,anonn --count 1 >/dev/null 2>"$tmp/unknown.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown stat 'anonn'; nearest valid names: anon" "$tmp/unknown.err"; then
+	ok "unknown stat: $(cat "$tmp/unknown.err")"
+else
+	not_ok "unknown stat: exit $rc: $(cat "$tmp/unknown.err")"
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
