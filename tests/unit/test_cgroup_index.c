@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the cgroup index (over a fake tree of plain directories
+ * under /tmp) and of cgroup_mount_resolve (its errors on plain
+ * directories; its successes only where the host has cgroupfs, read only).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cgroup_index.h"
+#include "cgroup_mount.h"
+#include "log.h"
+
+/* TODO(lead): move into cgroup_index.h. */
+const struct cgroup_entry *cgroup_index_at(const struct cgroup_index *idx, size_t i);
+
+static char last_log[1024];
+
+static void capture_log(int level, const char *msg)
+{
+	snprintf(last_log, sizeof(last_log), "%s", msg);
+}
+
+struct tree {
+	char root[PATH_MAX];
+	struct cgroup_index *idx;
+};
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -1;
+	strcpy(t->root, "/tmp/textbe-test-XXXXXX");
+	if (!mkdtemp(t->root))
+		return -1;
+	last_log[0] = '\0';
+	mb_log_set_sink(capture_log);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tree *t = *state;
+
+	cgroup_index_close(t->idx);
+	nftw(t->root, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+	free(t);
+	mb_log_set_sink(NULL);
+	return 0;
+}
+
+/* mkdir ROOT/rel (rel without leading '/'). */
+static void mk(const struct tree *t, const char *rel)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s/%s", t->root, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void rm(const struct tree *t, const char *rel)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s/%s", t->root, rel);
+	assert_int_equal(rmdir(p), 0);
+}
+
+static void touch(const struct tree *t, const char *rel)
+{
+	char p[PATH_MAX * 2];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", t->root, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static uint64_t ino(const struct tree *t, const char *rel)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", t->root, rel);
+	assert_int_equal(lstat(p, &st), 0);
+	return (uint64_t)st.st_ino;
+}
+
+/* Asserts that the index maps ROOT/rel's inode to @path at @depth. */
+static void expect(const struct tree *t, const char *rel, const char *path, int depth)
+{
+	const struct cgroup_entry *e = cgroup_index_find(t->idx, ino(t, rel));
+
+	assert_non_null(e);
+	assert_string_equal(e->path, path);
+	assert_int_equal(e->depth, depth);
+}
+
+static void test_build(void **state)
+{
+	struct tree *t = *state;
+
+	mk(t, "a");
+	mk(t, "a/b");
+	mk(t, "c");
+	touch(t, "memory.stat");
+	touch(t, "a/memory.stat");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 4);
+	expect(t, ".", "/", 0);
+	expect(t, "a", "/a", 1);
+	expect(t, "a/b", "/a/b", 2);
+	expect(t, "c", "/c", 1);
+}
+
+static void test_order_parents_first(void **state)
+{
+	struct tree *t = *state;
+	static const char *const want[] = { "/", "/a", "/a/b", "/a b", "/a0", "/b" };
+
+	mk(t, "b");
+	mk(t, "a0");
+	mk(t, "a b");
+	mk(t, "a");
+	mk(t, "a/b");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 6);
+	for (size_t i = 0; i < 6; i++)
+		assert_string_equal(cgroup_index_at(t->idx, i)->path, want[i]);
+	assert_null(cgroup_index_at(t->idx, 6));
+}
+
+static void test_unknown_id(void **state)
+{
+	struct tree *t = *state;
+
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	assert_null(cgroup_index_find(t->idx, 0));
+	assert_null(cgroup_index_find(t->idx, UINT64_MAX));
+	assert_null(cgroup_index_find(t->idx, ino(t, ".") + 1000000));
+}
+
+static void test_skips_files_and_symlinks(void **state)
+{
+	struct tree *t = *state;
+	char link[PATH_MAX + 8];
+
+	mk(t, "a");
+	touch(t, "plain");
+	snprintf(link, sizeof(link), "%s/ln", t->root);
+	assert_int_equal(symlink("a", link), 0);
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 2);
+}
+
+static void test_max_depth(void **state)
+{
+	struct tree *t = *state;
+
+	mk(t, "a");
+	mk(t, "a/b");
+	mk(t, "a/b/c");
+	assert_int_equal(cgroup_index_open(t->root, 0, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 1);
+	cgroup_index_close(t->idx);
+	assert_int_equal(cgroup_index_open(t->root, 1, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 2);
+	assert_null(cgroup_index_find(t->idx, ino(t, "a/b")));
+	/* growth below the limit stays invisible after a refresh */
+	mk(t, "a/b/d");
+	mk(t, "e");
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 3);
+	expect(t, "e", "/e", 1);
+}
+
+static void test_refresh_add(void **state)
+{
+	struct tree *t = *state;
+
+	mk(t, "a");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	mk(t, "a/new");
+	mk(t, "a/new/deeper");
+	mk(t, "top");
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 5);
+	expect(t, "a/new/deeper", "/a/new/deeper", 3);
+	expect(t, "top", "/top", 1);
+}
+
+static void test_refresh_remove(void **state)
+{
+	struct tree *t = *state;
+	uint64_t gone_b, gone_c;
+
+	mk(t, "a");
+	mk(t, "a/b");
+	mk(t, "a/b/c");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	gone_b = ino(t, "a/b");
+	gone_c = ino(t, "a/b/c");
+	rm(t, "a/b/c");
+	rm(t, "a/b");
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 2);
+	assert_null(cgroup_index_find(t->idx, gone_b));
+	assert_null(cgroup_index_find(t->idx, gone_c));
+	expect(t, "a", "/a", 1);
+}
+
+static void test_refresh_remove_and_add_same_parent(void **state)
+{
+	struct tree *t = *state;
+	uint64_t gone;
+
+	/* the parent's link count does not change: the vanished child must trigger the rescan */
+	mk(t, "p");
+	mk(t, "p/old");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	gone = ino(t, "p/old");
+	rm(t, "p/old");
+	mk(t, "p/new");
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 3);
+	expect(t, "p/new", "/p/new", 2);
+	if (ino(t, "p/new") != gone) /* filesystems may hand the inode number out again */
+		assert_null(cgroup_index_find(t->idx, gone));
+}
+
+static void test_refresh_recreated_same_name(void **state)
+{
+	struct tree *t = *state;
+	uint64_t old_id;
+
+	mk(t, "x");
+	mk(t, "keep");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	old_id = ino(t, "x");
+	rm(t, "x");
+	mk(t, "keep/tmp"); /* takes the freed inode number on some filesystems */
+	mk(t, "x");
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 4);
+	expect(t, "x", "/x", 1);
+	expect(t, "keep/tmp", "/keep/tmp", 2);
+	if (ino(t, "x") != old_id && ino(t, "keep/tmp") != old_id)
+		assert_null(cgroup_index_find(t->idx, old_id));
+}
+
+static void test_refresh_rename(void **state)
+{
+	struct tree *t = *state;
+	char a[PATH_MAX * 2], b[PATH_MAX * 2];
+	uint64_t id;
+
+	mk(t, "before");
+	mk(t, "before/child");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	id = ino(t, "before");
+	snprintf(a, sizeof(a), "%s/before", t->root);
+	snprintf(b, sizeof(b), "%s/after", t->root);
+	assert_int_equal(rename(a, b), 0);
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 3);
+	assert_int_equal(ino(t, "after"), id);
+	expect(t, "after", "/after", 1);
+	expect(t, "after/child", "/after/child", 2);
+}
+
+static void test_refresh_unchanged(void **state)
+{
+	struct tree *t = *state;
+
+	mk(t, "a");
+	mk(t, "a/b");
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 3);
+	expect(t, "a/b", "/a/b", 2);
+}
+
+static void test_odd_names(void **state)
+{
+	struct tree *t = *state;
+	char longname[256], path[512];
+
+	memset(longname, 'L', 255);
+	longname[255] = '\0';
+	mk(t, "with space");
+	mk(t, "new\nline");
+	mk(t, "bad\xff\xfeutf8");
+	mk(t, "quote\"'`$");
+	mk(t, "-dash");
+	mk(t, "...");
+	mk(t, longname);
+	snprintf(path, sizeof(path), "%s/%s", longname, "with space");
+	mk(t, path);
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 9);
+	expect(t, "with space", "/with space", 1);
+	expect(t, "new\nline", "/new\nline", 1);
+	expect(t, "bad\xff\xfeutf8", "/bad\xff\xfeutf8", 1);
+	expect(t, "quote\"'`$", "/quote\"'`$", 1);
+	expect(t, "...", "/...", 1);
+	snprintf(path, sizeof(path), "/%s/with space", longname);
+	expect(t, path + 1, path, 2);
+	/* and after a rename among them */
+	rm(t, "new\nline");
+	mk(t, "tab\there");
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), 9);
+	expect(t, "tab\there", "/tab\there", 1);
+}
+
+/* Builds a chain of 255-byte directories as deep as PATH_MAX allows, with mkdirat. */
+static void test_deep_path(void **state)
+{
+	struct tree *t = *state;
+	char name[256];
+	int fd, depth = 0;
+	size_t len = 0;
+
+	memset(name, 'd', 255);
+	name[255] = '\0';
+	fd = open(t->root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	/* "/" + 255 bytes per level while more than one more level fits in PATH_MAX - 1 */
+	while (PATH_MAX - 1 - len > 256 + 2) {
+		int next;
+
+		assert_int_equal(mkdirat(fd, name, 0755), 0);
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		assert_true(next >= 0);
+		close(fd);
+		fd = next;
+		len += 256;
+		depth++;
+	}
+	/* one more level with a name that brings the path to PATH_MAX - 1 bytes */
+	memset(name, 'e', sizeof(name));
+	name[PATH_MAX - 1 - len - 1] = '\0';
+	assert_int_equal(mkdirat(fd, name, 0755), 0);
+	depth++;
+	/* and one that would exceed it: skipped with a warning, not an error */
+	int last = openat(fd, name, O_RDONLY | O_DIRECTORY);
+
+	assert_true(last >= 0);
+	assert_int_equal(mkdirat(last, "toolong", 0755), 0);
+	close(last);
+	close(fd);
+
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), (size_t)depth + 1);
+	const struct cgroup_entry *e = cgroup_index_at(t->idx, (size_t)depth);
+
+	assert_non_null(e);
+	assert_int_equal(e->depth, depth);
+	assert_int_equal(strlen(e->path), PATH_MAX - 1);
+	assert_non_null(strstr(last_log, "longer than"));
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	assert_int_equal(cgroup_index_count(t->idx), (size_t)depth + 1);
+}
+
+static void test_open_missing_root(void **state)
+{
+	struct tree *t = *state;
+	char p[PATH_MAX + 16];
+	struct cgroup_index *idx = (void *)1;
+
+	snprintf(p, sizeof(p), "%s/nope", t->root);
+	assert_int_equal(cgroup_index_open(p, -1, &idx), -ENOENT);
+	assert_null(idx);
+	assert_non_null(strstr(last_log, p));
+}
+
+static void test_close_null(void **state)
+{
+	cgroup_index_close(NULL);
+}
+
+static double secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 10,100 directories: build, a no-change refresh, a refresh after one change anywhere. */
+static void test_scale_10k(void **state)
+{
+	struct tree *t = *state;
+	char p[64];
+	double t0, t_open, t_refresh, t_change;
+
+	for (int i = 0; i < 100; i++) {
+		snprintf(p, sizeof(p), "s%d", i);
+		mk(t, p);
+		for (int j = 0; j < 100; j++) {
+			snprintf(p, sizeof(p), "s%d/c%d", i, j);
+			mk(t, p);
+		}
+	}
+	t0 = secs();
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	t_open = secs() - t0;
+	assert_int_equal(cgroup_index_count(t->idx), 10101);
+	t0 = secs();
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	t_refresh = secs() - t0;
+	mk(t, "s50/c50/new");
+	rm(t, "s7/c3");
+	t0 = secs();
+	assert_int_equal(cgroup_index_refresh(t->idx), 0);
+	t_change = secs() - t0;
+	assert_int_equal(cgroup_index_count(t->idx), 10101);
+	expect(t, "s50/c50/new", "/s50/c50/new", 3);
+	print_message("10101 dirs: open %.1f ms, refresh %.1f ms, refresh after 2 changes %.1f ms\n",
+		      t_open * 1e3, t_refresh * 1e3, t_change * 1e3);
+}
+
+/* ------------------------------------------------------------ cgroup_mount_resolve */
+
+static void test_mount_plain_dir_enoent(void **state)
+{
+	struct tree *t = *state;
+	struct cgroup_mount m;
+
+	mk(t, "memory");
+	mk(t, "unified");
+	touch(t, "memory.stat");
+	touch(t, "memory/memory.stat");
+	assert_int_equal(cgroup_mount_resolve(t->root, &m), -ENOENT);
+	assert_non_null(strstr(last_log, t->root));
+	assert_non_null(strstr(last_log, "not a cgroup filesystem"));
+	assert_non_null(strstr(last_log, "unified"));
+}
+
+static void test_mount_missing_root(void **state)
+{
+	struct tree *t = *state;
+	struct cgroup_mount m;
+	char p[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/absent", t->root);
+	assert_int_equal(cgroup_mount_resolve(p, &m), -ENOENT);
+	assert_non_null(strstr(last_log, p));
+}
+
+static void test_mount_file_root(void **state)
+{
+	struct tree *t = *state;
+	struct cgroup_mount m;
+	char p[PATH_MAX + 16];
+
+	touch(t, "file");
+	snprintf(p, sizeof(p), "%s/file", t->root);
+	assert_int_equal(cgroup_mount_resolve(p, &m), -ENOENT);
+	assert_non_null(strstr(last_log, p));
+}
+
+static void test_mount_empty_root(void **state)
+{
+	struct cgroup_mount m;
+
+	assert_int_equal(cgroup_mount_resolve("", &m), -EINVAL);
+}
+
+/* The host's own hierarchy, read only; skipped where there is none. */
+static void test_mount_host(void **state)
+{
+	struct cgroup_mount m;
+	struct statfs sfs;
+
+	if (statfs("/sys/fs/cgroup", &sfs) < 0)
+		skip();
+	if (access("/sys/fs/cgroup/memory/memory.stat", R_OK) == 0) {
+		/* hybrid v1 layout */
+		assert_int_equal(cgroup_mount_resolve("/sys/fs/cgroup/", &m), 0);
+		assert_string_equal(m.dir, "/sys/fs/cgroup/memory");
+		assert_int_equal(m.version, 1);
+		assert_int_equal(cgroup_mount_resolve("/sys/fs/cgroup/memory", &m), 0);
+		assert_int_equal(m.version, 1);
+		if (statfs("/sys/fs/cgroup/unified", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC &&
+		    access("/sys/fs/cgroup/unified/memory.stat", F_OK) < 0)
+			assert_int_equal(cgroup_mount_resolve("/sys/fs/cgroup/unified", &m), -ENOENT);
+	} else if (sfs.f_type == CGROUP2_SUPER_MAGIC && access("/sys/fs/cgroup/memory.stat", R_OK) == 0) {
+		assert_int_equal(cgroup_mount_resolve("/sys/fs/cgroup", &m), 0);
+		assert_string_equal(m.dir, "/sys/fs/cgroup");
+		assert_int_equal(m.version, 2);
+	} else {
+		skip();
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order_parents_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_skips_files_and_symlinks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_add, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_remove_and_add_same_parent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_recreated_same_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refresh_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_odd_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deep_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_missing_root, setup, teardown),
+		cmocka_unit_test(test_close_null),
+		cmocka_unit_test_setup_teardown(test_scale_10k, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_plain_dir_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_missing_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_file_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mount_empty_root, setup, teardown),
+		cmocka_unit_test(test_mount_host),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
