@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host-side self-test of the guest comparator (guest/check_values.c): on a
+# fake cgroupfs made of plain files it must accept correct JSON and reject
+# each kind of wrong JSON. run.sh runs it before booting anything, so that a
+# comparator that cannot fail never reports a VM run as passed.
+#
+#   tests/vm/check-values-selftest.sh [CHECK_VALUES_BINARY]
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memcg-check-values.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+if [ $# -ge 1 ]; then
+	cv=$1
+else
+	cv=$tmp/check_values
+	${CC:-gcc} -O2 -Wall -Wextra -o "$cv" "$here/guest/check_values.c" || exit 1
+fi
+
+pass=0 fail=0
+# expect RC NAME COMMAND...: the comparator must exit RC.
+expect() {
+	want=$1 name=$2
+	shift 2
+	"$@" > "$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "check-values-selftest: FAIL $name: exit $rc, expected $want"
+		sed 's/^/  | /' "$tmp/out"
+	fi
+}
+
+# A fake cgroup tree: R, R/a, R/a/<tab and quote>, R/a/<0xE9 byte>.
+R=$tmp/root
+TAB=$(printf '\t')
+ODD="x${TAB}y\"z\\w"
+RAW=$(printf 'r\351')
+mkdir -p "$R/a/$ODD" "$R/a/$RAW"
+for d in "$R/a" "$R/a/$ODD" "$R/a/$RAW"; do
+	printf 'anon 4096\nfile 8192\nslab 100\n' > "$d/memory.stat"
+	echo 12288 > "$d/memory.current"
+	printf 'low 0\nhigh 1\nmax 2\noom 0\noom_kill 3\noom_group_kill 0\nsock_throttled 0\n' > "$d/memory.events"
+done
+ino() { stat -c %i "$1"; }
+iR=$(ino "$R") iA=$(ino "$R/a") iO=$(ino "$R/a/$ODD") iX=$(ino "$R/a/$RAW")
+
+# rec ID PATH_JSON DEPTH VALUES_JSON [SAMPLE]
+rec() {
+	printf '{"sample":%s,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"%s","depth":%s,"values":{%s}}\n' \
+		"${5:-0}" "$1" "$2" "$3" "$4"
+}
+V='"anon":4096,"file":8192,"slab":100,"usage":12288,"max":2,"oom_kill":3'
+good() {
+	rec "$iR" / 0 '"anon":1'
+	rec "$iA" /a 1 "$V"
+	rec "$iO" '/a/x\ty\"z\\w' 2 "$V"
+	rec "$iX" '/a/r\u00e9' 2 "$V"
+}
+good > "$tmp/good.json"
+
+expect 0 fs-good "$cv" fs -n 4 "$R" "$tmp/good.json"
+expect 1 fs-too-few "$cv" fs -n 5 "$R" "$tmp/good.json"
+sed 's/"anon":4096,"file"/"anon":4097,"file"/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-value-off-by-one "$cv" fs "$R" "$tmp/j"
+sed 's/"usage":12288/"usage":12287/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-usage-differs "$cv" fs "$R" "$tmp/j"
+sed 's/"oom_kill":3/"oom_kill":0/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-event-differs "$cv" fs "$R" "$tmp/j"
+sed 's/"slab":100/"slab":100,"nosuch":0/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-unknown-value "$cv" fs "$R" "$tmp/j"
+grep -v '"path":"/a/r' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-cgroup-missing "$cv" fs "$R" "$tmp/j"
+{ good; rec "$iA" /a 1 "$V"; } > "$tmp/j"
+expect 1 fs-cgroup-twice "$cv" fs "$R" "$tmp/j"
+sed "s/\"cgroup_id\":$iA,/\"cgroup_id\":$((iA + 1000)),/" "$tmp/good.json" > "$tmp/j"
+expect 1 fs-wrong-id "$cv" fs "$R" "$tmp/j"
+sed 's/"path":"\/a","depth":1/"path":"\/a","depth":2/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-wrong-depth "$cv" fs "$R" "$tmp/j"
+sed 's/r\\u00e9/r\\u00e8/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-wrong-escape "$cv" fs "$R" "$tmp/j"
+sed 's/"values":{"anon":4096,/"values":{/; s/}}$/}/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-bad-json "$cv" fs "$R" "$tmp/j"
+{ good; rec "$iA" /a 1 ''; } | sed '2d' > "$tmp/j"
+expect 1 fs-no-values "$cv" fs "$R" "$tmp/j"
+
+expect 0 cmp-same "$cv" cmp "$tmp/good.json" "$tmp/good.json"
+sed 's/"slab":100/"slab":101/' "$tmp/good.json" > "$tmp/j"
+expect 1 cmp-value-differs "$cv" cmp "$tmp/good.json" "$tmp/j"
+sed 's/,"slab":100//' "$tmp/good.json" > "$tmp/j"
+expect 1 cmp-value-one-side "$cv" cmp "$tmp/good.json" "$tmp/j"
+expect 1 cmp-value-other-side "$cv" cmp "$tmp/j" "$tmp/good.json"
+grep -v '"path":"/a/r' "$tmp/good.json" > "$tmp/j"
+expect 1 cmp-cgroup-one-side "$cv" cmp "$tmp/good.json" "$tmp/j"
+
+# ids: "gone" was created (inode 999999999) and removed meanwhile.
+echo "999999999 /gone" > "$tmp/created"
+{ good; rec 999999999 /gone 1 "$V" 1; rec "$iA" /a 1 "$V" 1; } > "$tmp/ids.json"
+expect 0 ids-good "$cv" ids -c 2 "$R" "$tmp/created" "$tmp/ids.json"
+expect 1 ids-missing-sample "$cv" ids -c 3 "$R" "$tmp/created" "$tmp/ids.json"
+{ good; rec 999999999 /other 1 "$V" 1; } > "$tmp/j"
+expect 1 ids-wrong-path "$cv" ids "$R" "$tmp/created" "$tmp/j"
+{ good; rec 888888888 /gone 1 "$V" 1; } > "$tmp/j"
+expect 1 ids-never-created "$cv" ids "$R" "$tmp/created" "$tmp/j"
+{ good; rec "$iA" /a/renamed 2 "$V" 1; } > "$tmp/j"
+expect 1 ids-two-paths "$cv" ids "$R" "$tmp/created" "$tmp/j"
+
+echo "check-values-selftest: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Downloads and caches the two kernels the VM tests boot:
+#   kfunc     Debian sid's current cloud kernel (Linux >= 7.0: has the memcg kfuncs)
+#   fallback  Debian trixie's cloud kernel (6.12: no memcg kfuncs)
+# and prints one line per kernel: "NAME VERSION /path/to/vmlinuz".
+#
+# The cache lives in $MEMCG_BPF_VM_CACHE (default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/vm). A cached kernel is used as is,
+# without network; MEMCG_BPF_VM_REFRESH=1 asks the archive for the current
+# version first and falls back to the cache when the network fails.
+#
+# The host's own apt configuration is never touched: a private sources.list
+# and private lists are used, packages are only downloaded and unpacked.
+set -eu
+
+CACHE=${MEMCG_BPF_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/vm}
+REFRESH=${MEMCG_BPF_VM_REFRESH:-0}
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+MIRROR=${MEMCG_BPF_VM_MIRROR:-http://deb.debian.org/debian}
+
+log() { echo "fetch-kernels: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+mkdir -p "$CACHE"
+
+# apt_for SUITE: runs apt-get/apt-cache against a private config for SUITE.
+apt_dir() { echo "$CACHE/apt-$1"; }
+apt_opts() {
+	d=$(apt_dir "$1")
+	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- \
+-o Dir::State::Lists=$d/lists -o Dir::Cache::archives=$d/archives \
+-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+-o APT::Sandbox::User=root -o Debug::NoLocking=1 -q"
+}
+
+apt_update() {
+	suite=$1
+	d=$(apt_dir "$suite")
+	mkdir -p "$d/lists/partial" "$d/archives/partial"
+	test -r "$KEYRING" || die "$KEYRING missing (apt-get install debian-archive-keyring)"
+	echo "deb [signed-by=$KEYRING] $MIRROR $suite main" > "$d/sources.list"
+	# shellcheck disable=SC2046
+	apt-get $(apt_opts "$suite") update >"$d/update.log" 2>&1
+}
+
+# pkg_depends SUITE PKG REGEX: the first direct dependency of PKG matching REGEX.
+pkg_depends() {
+	# shellcheck disable=SC2046
+	apt-cache $(apt_opts "$1") depends "$2" 2>/dev/null |
+		sed -n 's/^ *Depends: *//p' | grep -E "$3" | head -n 1
+}
+
+# fetch NAME SUITE MINMAJOR: resolves, downloads and unpacks the suite's cloud kernel.
+fetch() {
+	name=$1 suite=$2 minmajor=$3
+	dest=$CACHE/$name
+	apt_update "$suite" || { log "apt-get update for $suite failed (see $(apt_dir "$suite")/update.log)"; return 1; }
+	image=$(pkg_depends "$suite" linux-image-cloud-amd64 '^linux-image-[0-9]')
+	test -n "$image" || { log "$suite: cannot resolve linux-image-cloud-amd64"; return 1; }
+	version=${image#linux-image-}
+	major=${version%%.*}
+	test "$major" -ge "$minmajor" || { log "$suite: $image is older than $minmajor.0"; return 1; }
+	if test -f "$dest/version" && test "$(cat "$dest/version")" = "$version" && test -f "$dest/vmlinuz"; then
+		return 0
+	fi
+	# Since 7.x the image package may keep the kernel in a linux-binary-* dependency.
+	pkgs=$image
+	binary=$(pkg_depends "$suite" "$image" '^linux-binary-')
+	test -z "$binary" || pkgs="$pkgs $binary"
+	tmp=$CACHE/$name.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp/debs" "$tmp/root"
+	for p in $pkgs; do
+		# shellcheck disable=SC2046
+		(cd "$tmp/debs" && apt-get $(apt_opts "$suite") download "$p") >>"$tmp/download.log" 2>&1 ||
+			{ log "$suite: download of $p failed (see $tmp/download.log)"; return 1; }
+	done
+	for deb in "$tmp"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	vmlinuz=$(find "$tmp/root" \( -path '*/boot/vmlinuz-*' -o -path '*/lib/modules/*/vmlinuz' \) -type f | head -n 1)
+	test -n "$vmlinuz" || { log "$suite: no vmlinuz in $pkgs"; return 1; }
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	mv "$vmlinuz" "$dest/vmlinuz"
+	cfg=$(find "$tmp/root" -path '*/boot/config-*' -type f | head -n 1)
+	test -z "$cfg" || mv "$cfg" "$dest/config"
+	echo "$version" > "$dest/version"
+	rm -rf "$tmp"
+	log "$suite: cached $version"
+}
+
+for spec in kfunc:sid:7 fallback:trixie:6; do
+	name=${spec%%:*}
+	rest=${spec#*:}
+	suite=${rest%%:*}
+	minmajor=${rest#*:}
+	dest=$CACHE/$name
+	if test -f "$dest/vmlinuz" && test -f "$dest/version" && test "$REFRESH" != 1; then
+		:
+	elif ! fetch "$name" "$suite" "$minmajor"; then
+		if test -f "$dest/vmlinuz" && test -f "$dest/version"; then
+			log "$suite: using the cached kernel $(cat "$dest/version")"
+		else
+			die "$suite: no kernel and none cached"
+		fi
+	fi
+	echo "$name $(cat "$dest/version") $dest/vmlinuz"
+done

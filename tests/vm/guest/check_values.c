@@ -1,0 +1,1022 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check_values: the guest-side comparator of the VM tests. It reads the JSON
+ * lines of memcg-bpf-sample and checks them against ground truth it reads
+ * itself (never through the project's code):
+ *
+ *   check_values fs [-n MIN_CGROUPS] ROOT JSON
+ *       Every record of the last sample against the cgroupfs under ROOT:
+ *       cgroup_id == inode of the directory, depth == number of components,
+ *       every value == memory.stat / memory.current ("usage") /
+ *       memory.events (low high max oom oom_kill oom_group_kill
+ *       sock_throttled). Every cgroup directory under ROOT must have been
+ *       reported exactly once. The root "/" is only checked for presence.
+ *   check_values cmp A_JSON B_JSON
+ *       Two runs (e.g. bpf and text) report the same cgroups with the same
+ *       value names and equal values (the root "/" excluded).
+ *   check_values ids [-c COUNT] ROOT CREATED_LOG JSON
+ *       Churn: a cgroup id is never reported with two different paths, and
+ *       the path reported for an id is the path that id had: either a
+ *       directory under ROOT now, or a line "INODE PATH" in CREATED_LOG
+ *       (written when the churn loop created it). With -c, samples 0..COUNT-1
+ *       must all be present.
+ *   check_values inodes ROOT
+ *       Prints "INODE PATH" for every cgroup under ROOT (debugging aid).
+ *
+ * Prints one summary line on stdout; exit 0 when everything matched.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_REPORTS 20
+
+struct value {
+	char *name;
+	uint64_t v;
+};
+
+struct record {
+	long sample;
+	uint64_t id;
+	long depth;
+	char *path;
+	char *backend;
+	struct value *values;
+	size_t nr_values;
+	unsigned line;
+};
+
+struct records {
+	struct record *r;
+	size_t n, cap;
+};
+
+static unsigned reports;
+
+static void report(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++reports > MAX_REPORTS) {
+		if (reports == MAX_REPORTS + 1)
+			fprintf(stderr, "check_values: (further problems not shown)\n");
+		return;
+	}
+	va_start(ap, fmt);
+	fputs("check_values: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		perror("check_values: realloc");
+		exit(3);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		perror("check_values: strdup");
+		exit(3);
+	}
+	return d;
+}
+
+/* A printable form of a path for messages: non-printable bytes as \xNN. */
+static const char *show(const char *s)
+{
+	static char buf[4][1024];
+	static int slot;
+	char *out = buf[slot++ & 3];
+	size_t o = 0;
+
+	for (; *s && o + 5 < sizeof(buf[0]); s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			o += (size_t)snprintf(out + o, 5, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* ------------------------------------------------------------ JSON reader */
+
+struct parser {
+	const char *p;
+	const char *err;
+};
+
+static void ws(struct parser *ps)
+{
+	while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\r' || *ps->p == '\n')
+		ps->p++;
+}
+
+static bool expect(struct parser *ps, char c)
+{
+	ws(ps);
+	if (*ps->p != c) {
+		ps->err = "unexpected character";
+		return false;
+	}
+	ps->p++;
+	return true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void put_utf8(char **out, size_t *len, size_t *cap, unsigned cp)
+{
+	unsigned char b[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		b[0] = (unsigned char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (unsigned char)(0xc0 | cp >> 6);
+		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (unsigned char)(0xe0 | cp >> 12);
+		b[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		b[0] = (unsigned char)(0xf0 | cp >> 18);
+		b[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+		b[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	if (*len + n + 1 > *cap) {
+		*cap = (*cap + n + 1) * 2;
+		*out = xrealloc(*out, *cap);
+	}
+	memcpy(*out + *len, b, n);
+	*len += n;
+}
+
+static int read_u4(struct parser *ps, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(ps->p[i]);
+
+		if (h < 0) {
+			ps->err = "bad \\u escape";
+			return -1;
+		}
+		v = v << 4 | (unsigned)h;
+	}
+	ps->p += 4;
+	*out = v;
+	return 0;
+}
+
+/*
+ * The CLI's escaping: \" \\ \n \t and \u00XX for control bytes and for the
+ * bytes of invalid UTF-8, so \u0000-\u00ff decode to that one byte. Larger
+ * code points (not expected, but valid JSON) decode to UTF-8.
+ */
+static char *parse_string(struct parser *ps)
+{
+	size_t len = 0, cap = 32;
+	char *out = xrealloc(NULL, cap);
+
+	if (!expect(ps, '"'))
+		goto fail;
+	for (;;) {
+		unsigned char c = (unsigned char)*ps->p++;
+		unsigned cp;
+
+		if (c == '"')
+			break;
+		if (c == 0 || c < 0x20) {
+			ps->err = c ? "raw control byte in string" : "unterminated string";
+			goto fail;
+		}
+		if (c == '\\') {
+			char e = *ps->p++;
+
+			switch (e) {
+			case '"': cp = '"'; break;
+			case '\\': cp = '\\'; break;
+			case '/': cp = '/'; break;
+			case 'b': cp = '\b'; break;
+			case 'f': cp = '\f'; break;
+			case 'n': cp = '\n'; break;
+			case 'r': cp = '\r'; break;
+			case 't': cp = '\t'; break;
+			case 'u':
+				if (read_u4(ps, &cp) < 0)
+					goto fail;
+				if (cp < 0x100) {
+					c = (unsigned char)cp;
+					goto raw;
+				}
+				if (cp >= 0xd800 && cp < 0xdc00 && ps->p[0] == '\\' && ps->p[1] == 'u') {
+					unsigned lo;
+
+					ps->p += 2;
+					if (read_u4(ps, &lo) < 0)
+						goto fail;
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				}
+				break;
+			default:
+				ps->err = "bad escape";
+				goto fail;
+			}
+			put_utf8(&out, &len, &cap, cp);
+			continue;
+		}
+raw:
+		if (len + 2 > cap) {
+			cap *= 2;
+			out = xrealloc(out, cap);
+		}
+		out[len++] = (char)c;
+	}
+	out[len] = 0;
+	return out;
+fail:
+	free(out);
+	return NULL;
+}
+
+static int parse_u64(struct parser *ps, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	ws(ps);
+	if (*ps->p < '0' || *ps->p > '9') {
+		ps->err = "expected an unsigned integer";
+		return -1;
+	}
+	while (*ps->p >= '0' && *ps->p <= '9') {
+		uint64_t d = (uint64_t)(*ps->p++ - '0');
+
+		if (v > (UINT64_MAX - d) / 10) {
+			ps->err = "integer overflow";
+			return -1;
+		}
+		v = v * 10 + d;
+	}
+	if (*ps->p == '.' || *ps->p == 'e' || *ps->p == 'E') {
+		ps->err = "expected an integer, got a fraction";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int skip_value(struct parser *ps)
+{
+	ws(ps);
+	if (*ps->p == '"') {
+		free(parse_string(ps));
+		return ps->err ? -1 : 0;
+	}
+	if (*ps->p == '{' || *ps->p == '[') {
+		char close = *ps->p == '{' ? '}' : ']';
+
+		ps->p++;
+		ws(ps);
+		if (*ps->p == close) {
+			ps->p++;
+			return 0;
+		}
+		for (;;) {
+			if (close == '}') {
+				free(parse_string(ps));
+				if (ps->err || !expect(ps, ':'))
+					return -1;
+			}
+			if (skip_value(ps) < 0)
+				return -1;
+			ws(ps);
+			if (*ps->p == ',') {
+				ps->p++;
+				continue;
+			}
+			return expect(ps, close) ? 0 : -1;
+		}
+	}
+	if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9') || *ps->p == 't' || *ps->p == 'f' ||
+	    *ps->p == 'n') {
+		while (*ps->p && !strchr(",}] \t\r\n", *ps->p))
+			ps->p++;
+		return 0;
+	}
+	ps->err = "unexpected value";
+	return -1;
+}
+
+static int parse_values(struct parser *ps, struct record *r)
+{
+	size_t cap = 0;
+
+	if (!expect(ps, '{'))
+		return -1;
+	ws(ps);
+	if (*ps->p == '}') {
+		ps->p++;
+		return 0;
+	}
+	for (;;) {
+		char *name = parse_string(ps);
+		uint64_t v;
+
+		if (!name)
+			return -1;
+		if (!expect(ps, ':') || parse_u64(ps, &v) < 0) {
+			free(name);
+			return -1;
+		}
+		for (size_t i = 0; i < r->nr_values; i++)
+			if (!strcmp(r->values[i].name, name)) {
+				ps->err = "duplicate value name";
+				free(name);
+				return -1;
+			}
+		if (r->nr_values == cap) {
+			cap = cap ? cap * 2 : 32;
+			r->values = xrealloc(r->values, cap * sizeof(*r->values));
+		}
+		r->values[r->nr_values].name = name;
+		r->values[r->nr_values++].v = v;
+		ws(ps);
+		if (*ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		return expect(ps, '}') ? 0 : -1;
+	}
+}
+
+/* Parses one JSON line into @r. Returns 0 or -1 with a message. */
+static int parse_record(const char *line, unsigned lineno, struct record *r)
+{
+	struct parser ps = { .p = line };
+	bool have_sample = false, have_id = false, have_path = false, have_depth = false,
+	     have_values = false;
+
+	memset(r, 0, sizeof(*r));
+	r->line = lineno;
+	if (!expect(&ps, '{'))
+		goto fail;
+	for (;;) {
+		char *key = parse_string(&ps);
+		uint64_t u;
+
+		if (!key || !expect(&ps, ':')) {
+			free(key);
+			goto fail;
+		}
+		if (!strcmp(key, "sample")) {
+			if (parse_u64(&ps, &u) < 0)
+				goto fail_key;
+			r->sample = (long)u;
+			have_sample = true;
+		} else if (!strcmp(key, "cgroup_id")) {
+			if (parse_u64(&ps, &r->id) < 0)
+				goto fail_key;
+			have_id = true;
+		} else if (!strcmp(key, "depth")) {
+			if (parse_u64(&ps, &u) < 0)
+				goto fail_key;
+			r->depth = (long)u;
+			have_depth = true;
+		} else if (!strcmp(key, "path")) {
+			if (!(r->path = parse_string(&ps)))
+				goto fail_key;
+			have_path = true;
+		} else if (!strcmp(key, "backend")) {
+			if (!(r->backend = parse_string(&ps)))
+				goto fail_key;
+		} else if (!strcmp(key, "values")) {
+			if (parse_values(&ps, r) < 0)
+				goto fail_key;
+			have_values = true;
+		} else if (skip_value(&ps) < 0) {
+			goto fail_key;
+		}
+		free(key);
+		ws(&ps);
+		if (*ps.p == ',') {
+			ps.p++;
+			continue;
+		}
+		if (!expect(&ps, '}'))
+			goto fail;
+		break;
+fail_key:
+		free(key);
+		goto fail;
+	}
+	ws(&ps);
+	if (*ps.p) {
+		ps.err = "trailing characters";
+		goto fail;
+	}
+	if (!have_sample || !have_id || !have_path || !have_depth || !have_values || !r->backend) {
+		report("line %u: a field of sample, backend, cgroup_id, path, depth, values is missing",
+		       lineno);
+		return -1;
+	}
+	return 0;
+fail:
+	report("line %u: bad JSON (%s) near offset %ld", lineno, ps.err ? ps.err : "?",
+	       (long)(ps.p - line));
+	return -1;
+}
+
+/* Reads all records of @file. Returns the number of bad lines. */
+static unsigned read_records(const char *file, struct records *out)
+{
+	FILE *f = fopen(file, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0, bad = 0;
+	ssize_t n;
+
+	if (!f) {
+		report("%s: %s", file, strerror(errno));
+		return 1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		struct record r;
+
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		if (n == 0)
+			continue;
+		if (parse_record(line, lineno, &r) < 0) {
+			bad++;
+			continue;
+		}
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 1024;
+			out->r = xrealloc(out->r, out->cap * sizeof(*out->r));
+		}
+		out->r[out->n++] = r;
+	}
+	free(line);
+	fclose(f);
+	return bad;
+}
+
+static long last_sample(const struct records *rs)
+{
+	long s = -1;
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].sample > s)
+			s = rs->r[i].sample;
+	return s;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp((*(const struct record *const *)a)->path, (*(const struct record *const *)b)->path);
+}
+
+/* The records of sample @s, sorted by path. Reports duplicate paths. */
+static struct record **sample_index(const struct records *rs, long s, size_t *count, unsigned *dups)
+{
+	struct record **idx = xrealloc(NULL, (rs->n + 1) * sizeof(*idx));
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].sample == s)
+			idx[n++] = &rs->r[i];
+	qsort(idx, n, sizeof(*idx), cmp_path);
+	*dups = 0;
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(idx[i - 1]->path, idx[i]->path)) {
+			report("sample %ld: path \"%s\" reported twice", s, show(idx[i]->path));
+			(*dups)++;
+		}
+	*count = n;
+	return idx;
+}
+
+static struct record *find_path(struct record **idx, size_t n, const char *path)
+{
+	struct record key = { .path = (char *)path }, *kp = &key, **hit;
+
+	hit = bsearch(&kp, idx, n, sizeof(*idx), cmp_path);
+	return hit ? *hit : NULL;
+}
+
+/* ------------------------------------------------------------ cgroupfs */
+
+struct kv {
+	char name[64];
+	uint64_t v;
+};
+
+struct kvfile {
+	struct kv *kv;
+	size_t n;
+	bool present;
+};
+
+/* Reads a "name value" file (memory.stat, memory.events) or a single number. */
+static void read_kv(int dirfd, const char *name, bool single, struct kvfile *out)
+{
+	char buf[16384];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	out->n = 0;
+	out->present = false;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (n < 0)
+		return;
+	buf[len] = 0;
+	out->present = true;
+	if (single) {
+		out->kv = xrealloc(out->kv, sizeof(*out->kv));
+		strcpy(out->kv[0].name, "usage");
+		out->kv[0].v = strtoull(buf, NULL, 10);
+		out->n = 1;
+		return;
+	}
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp || (size_t)(sp - line) >= sizeof(out->kv[0].name))
+			continue;
+		out->kv = xrealloc(out->kv, (out->n + 1) * sizeof(*out->kv));
+		memcpy(out->kv[out->n].name, line, (size_t)(sp - line));
+		out->kv[out->n].name[sp - line] = 0;
+		out->kv[out->n].v = strtoull(sp + 1, NULL, 10);
+		out->n++;
+	}
+}
+
+static const struct kv *kv_find(const struct kvfile *f, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->kv[i].name, name))
+			return &f->kv[i];
+	return NULL;
+}
+
+static bool is_event(const char *name)
+{
+	static const char *const ev[] = { "low", "high", "max", "oom", "oom_kill",
+					  "oom_group_kill", "sock_throttled", NULL };
+
+	for (int i = 0; ev[i]; i++)
+		if (!strcmp(ev[i], name))
+			return true;
+	return false;
+}
+
+struct dir_entry {
+	char *path;
+	uint64_t ino;
+};
+
+struct dirs {
+	struct dir_entry *d;
+	size_t n, cap;
+};
+
+static void walk(int dirfd, const char *rel, struct dirs *out)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dirfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *child;
+		size_t len;
+		int fd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* removed meanwhile, or not a directory */
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		len = strlen(rel) + strlen(de->d_name) + 2;
+		child = xrealloc(NULL, len);
+		snprintf(child, len, "%s/%s", strcmp(rel, "/") ? rel : "", de->d_name);
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : 1024;
+			out->d = xrealloc(out->d, out->cap * sizeof(*out->d));
+		}
+		out->d[out->n].path = child;
+		out->d[out->n++].ino = (uint64_t)st.st_ino;
+		walk(fd, child, out);
+	}
+	closedir(d);
+}
+
+static int walk_root(const char *root, struct dirs *out)
+{
+	struct stat st;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		report("%s: %s", root, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	out->d = xrealloc(NULL, 1024 * sizeof(*out->d));
+	out->cap = 1024;
+	out->d[0].path = xstrdup("/");
+	out->d[0].ino = (uint64_t)st.st_ino;
+	out->n = 1;
+	walk(fd, "/", out);
+	return 0;
+}
+
+static long path_depth(const char *path)
+{
+	long d = 0;
+
+	if (!strcmp(path, "/"))
+		return 0;
+	for (; *path; path++)
+		if (*path == '/')
+			d++;
+	return d;
+}
+
+/* ------------------------------------------------------------ modes */
+
+static int mode_fs(int argc, char **argv)
+{
+	struct records rs = { 0 };
+	struct record **idx;
+	struct dirs dirs = { 0 };
+	struct kvfile stat = { 0 }, events = { 0 }, usage = { 0 };
+	unsigned long compared = 0, mismatches = 0, bad_ids = 0, bad_depth = 0, missing = 0,
+		      empty = 0;
+	long min_cgroups = 1, s;
+	unsigned bad, dups;
+	size_t n;
+	int rootfd, opt;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n')
+			return 2;
+		min_cgroups = strtol(optarg, NULL, 10);
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: check_values fs [-n MIN_CGROUPS] ROOT JSON\n");
+		return 2;
+	}
+	const char *root = argv[optind], *json = argv[optind + 1];
+
+	bad = read_records(json, &rs);
+	s = last_sample(&rs);
+	idx = sample_index(&rs, s, &n, &dups);
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		report("%s: %s", root, strerror(errno));
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct record *r = idx[i];
+		const char *rel = r->path[0] == '/' ? r->path + 1 : r->path;
+		struct stat st;
+		int fd;
+
+		if (r->path[0] != '/') {
+			report("line %u: path \"%s\" does not start with /", r->line, show(r->path));
+			missing++;
+			continue;
+		}
+		fd = *rel ? openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(rootfd);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			report("line %u: %s%s: %s", r->line, root, show(r->path), strerror(errno));
+			missing++;
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if ((uint64_t)st.st_ino != r->id) {
+			report("%s: cgroup_id %" PRIu64 ", inode %" PRIu64, show(r->path), r->id,
+			       (uint64_t)st.st_ino);
+			bad_ids++;
+		}
+		if (r->depth != path_depth(r->path)) {
+			report("%s: depth %ld, expected %ld", show(r->path), r->depth, path_depth(r->path));
+			bad_depth++;
+		}
+		if (!strcmp(r->path, "/")) {
+			close(fd);
+			continue;
+		}
+		if (r->nr_values == 0) {
+			report("%s: no values", show(r->path));
+			empty++;
+		}
+		read_kv(fd, "memory.stat", false, &stat);
+		read_kv(fd, "memory.events", false, &events);
+		read_kv(fd, "memory.current", true, &usage);
+		close(fd);
+		for (size_t v = 0; v < r->nr_values; v++) {
+			const char *name = r->values[v].name;
+			const struct kvfile *f = !strcmp(name, "usage") ? &usage
+						 : is_event(name)       ? &events
+									: &stat;
+			const struct kv *kv = kv_find(f, name);
+
+			compared++;
+			if (!kv) {
+				report("%s: \"%s\"=%" PRIu64 " is in no cgroupfs file", show(r->path), name,
+				       r->values[v].v);
+				mismatches++;
+			} else if (kv->v != r->values[v].v) {
+				report("%s: %s: reported %" PRIu64 ", cgroupfs %" PRIu64, show(r->path),
+				       name, r->values[v].v, kv->v);
+				mismatches++;
+			}
+		}
+	}
+	/* Every cgroup directory must have been reported. */
+	if (walk_root(root, &dirs) == 0)
+		for (size_t i = 0; i < dirs.n; i++)
+			if (!find_path(idx, n, dirs.d[i].path)) {
+				report("cgroup %s not reported", show(dirs.d[i].path));
+				missing++;
+			}
+	printf("check_values fs: sample=%ld cgroups=%zu dirs=%zu values=%lu mismatches=%lu "
+	       "bad_ids=%lu bad_depth=%lu missing=%lu empty=%lu bad_lines=%u dup_paths=%u\n",
+	       s, n, dirs.n, compared, mismatches, bad_ids, bad_depth, missing, empty, bad, dups);
+	if ((long)n < min_cgroups)
+		report("only %zu cgroups reported, expected at least %ld", n, min_cgroups);
+	return (bad || dups || mismatches || bad_ids || bad_depth || missing || empty ||
+		(long)n < min_cgroups || compared == 0)
+		       ? 1
+		       : 0;
+}
+
+static int mode_cmp(int argc, char **argv)
+{
+	struct records a = { 0 }, b = { 0 };
+	struct record **ia, **ib;
+	size_t na, nb;
+	unsigned bad, dups_a, dups_b;
+	unsigned long compared = 0, mismatches = 0, only = 0, names = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: check_values cmp A_JSON B_JSON\n");
+		return 2;
+	}
+	bad = read_records(argv[1], &a) + read_records(argv[2], &b);
+	ia = sample_index(&a, last_sample(&a), &na, &dups_a);
+	ib = sample_index(&b, last_sample(&b), &nb, &dups_b);
+	for (size_t i = 0; i < na; i++) {
+		struct record *ra = ia[i], *rb = find_path(ib, nb, ra->path);
+
+		if (!rb) {
+			report("%s: only in %s", show(ra->path), argv[1]);
+			only++;
+			continue;
+		}
+		if (ra->id != rb->id) {
+			report("%s: cgroup_id %" PRIu64 " vs %" PRIu64, show(ra->path), ra->id, rb->id);
+			mismatches++;
+		}
+		if (!strcmp(ra->path, "/"))
+			continue;
+		for (size_t v = 0; v < ra->nr_values; v++) {
+			size_t w;
+
+			for (w = 0; w < rb->nr_values; w++)
+				if (!strcmp(ra->values[v].name, rb->values[w].name))
+					break;
+			if (w == rb->nr_values) {
+				report("%s: value %s only in %s", show(ra->path), ra->values[v].name, argv[1]);
+				names++;
+				continue;
+			}
+			compared++;
+			if (ra->values[v].v != rb->values[w].v) {
+				report("%s: %s: %" PRIu64 " (%s) vs %" PRIu64 " (%s)", show(ra->path),
+				       ra->values[v].name, ra->values[v].v, ra->backend, rb->values[w].v,
+				       rb->backend);
+				mismatches++;
+			}
+		}
+		for (size_t w = 0; w < rb->nr_values; w++) {
+			size_t v;
+
+			for (v = 0; v < ra->nr_values; v++)
+				if (!strcmp(ra->values[v].name, rb->values[w].name))
+					break;
+			if (v == ra->nr_values) {
+				report("%s: value %s only in %s", show(ra->path), rb->values[w].name,
+				       argv[2]);
+				names++;
+			}
+		}
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (!find_path(ia, na, ib[i]->path)) {
+			report("%s: only in %s", show(ib[i]->path), argv[2]);
+			only++;
+		}
+	printf("check_values cmp: cgroups=%zu/%zu values=%lu mismatches=%lu only_one_side=%lu "
+	       "value_names_differ=%lu bad_lines=%u\n",
+	       na, nb, compared, mismatches, only, names, bad);
+	return (bad || dups_a || dups_b || mismatches || only || names || compared == 0) ? 1 : 0;
+}
+
+struct idpath {
+	uint64_t id;
+	char *path;
+};
+
+static int cmp_idpath(const void *a, const void *b)
+{
+	const struct idpath *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int mode_ids(int argc, char **argv)
+{
+	struct records rs = { 0 };
+	struct dirs dirs = { 0 };
+	struct idpath *known = NULL, *seen = NULL;
+	size_t nknown = 0, nseen = 0;
+	unsigned long inconsistent = 0, unknown = 0, wrong_path = 0, missing_samples = 0;
+	long count = -1, max_sample;
+	unsigned bad;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "c:")) != -1) {
+		if (opt != 'c')
+			return 2;
+		count = strtol(optarg, NULL, 10);
+	}
+	if (argc - optind != 3) {
+		fprintf(stderr, "usage: check_values ids [-c COUNT] ROOT CREATED_LOG JSON\n");
+		return 2;
+	}
+	if (walk_root(argv[optind], &dirs) < 0)
+		return 1;
+	known = xrealloc(NULL, (dirs.n + 1) * sizeof(*known));
+	for (size_t i = 0; i < dirs.n; i++) {
+		known[nknown].id = dirs.d[i].ino;
+		known[nknown++].path = dirs.d[i].path;
+	}
+	f = fopen(argv[optind + 1], "r");
+	if (!f) {
+		report("%s: %s", argv[optind + 1], strerror(errno));
+		return 1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		char *sp = strchr(line, ' '), *nl = strchr(line, '\n');
+
+		if (!sp)
+			continue;
+		if (nl)
+			*nl = 0;
+		known = xrealloc(known, (nknown + 1) * sizeof(*known));
+		known[nknown].id = strtoull(line, NULL, 10);
+		known[nknown++].path = xstrdup(sp + 1);
+	}
+	fclose(f);
+	qsort(known, nknown, sizeof(*known), cmp_idpath);
+	for (size_t i = 1; i < nknown; i++)
+		if (known[i].id == known[i - 1].id && strcmp(known[i].path, known[i - 1].path)) {
+			report("inode %" PRIu64 " was created as %s and as %s (ids reused?)", known[i].id,
+			       show(known[i - 1].path), show(known[i].path));
+			inconsistent++;
+		}
+
+	bad = read_records(argv[optind + 2], &rs);
+	max_sample = last_sample(&rs);
+	seen = xrealloc(NULL, (rs.n + 1) * sizeof(*seen));
+	for (size_t i = 0; i < rs.n; i++) {
+		struct record *r = &rs.r[i];
+		struct idpath key = { .id = r->id }, *k;
+
+		k = bsearch(&key, known, nknown, sizeof(*known), cmp_idpath);
+		if (!k) {
+			report("sample %ld: cgroup_id %" PRIu64 " (%s) was never created", r->sample, r->id,
+			       show(r->path));
+			unknown++;
+		} else {
+			/* Several entries may share the id only if they agree (checked above). */
+			if (strcmp(k->path, r->path)) {
+				report("sample %ld: cgroup_id %" PRIu64 " reported as %s, but it is %s",
+				       r->sample, r->id, show(r->path), show(k->path));
+				wrong_path++;
+			}
+		}
+		seen[nseen].id = r->id;
+		seen[nseen++].path = r->path;
+	}
+	qsort(seen, nseen, sizeof(*seen), cmp_idpath);
+	for (size_t i = 1; i < nseen; i++)
+		if (seen[i].id == seen[i - 1].id && strcmp(seen[i].path, seen[i - 1].path)) {
+			report("cgroup_id %" PRIu64 " reported as %s and as %s", seen[i].id,
+			       show(seen[i - 1].path), show(seen[i].path));
+			inconsistent++;
+		}
+	if (count > 0) {
+		bool *have = calloc((size_t)count, 1);
+
+		for (size_t i = 0; have && i < rs.n; i++)
+			if (rs.r[i].sample >= 0 && rs.r[i].sample < count)
+				have[rs.r[i].sample] = true;
+		for (long i = 0; have && i < count; i++)
+			if (!have[i])
+				missing_samples++;
+		if (missing_samples)
+			report("%lu of %ld samples have no records", missing_samples, count);
+		free(have);
+	}
+	printf("check_values ids: records=%zu samples=%ld known_ids=%zu unknown=%lu wrong_path=%lu "
+	       "inconsistent=%lu missing_samples=%lu bad_lines=%u\n",
+	       rs.n, max_sample + 1, nknown, unknown, wrong_path, inconsistent, missing_samples, bad);
+	return (bad || unknown || wrong_path || inconsistent || missing_samples || rs.n == 0) ? 1 : 0;
+}
+
+static int mode_inodes(int argc, char **argv)
+{
+	struct dirs dirs = { 0 };
+
+	if (argc != 2 || walk_root(argv[1], &dirs) < 0)
+		return 2;
+	for (size_t i = 0; i < dirs.n; i++)
+		printf("%" PRIu64 " %s\n", dirs.d[i].ino, dirs.d[i].path);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "fs"))
+		return mode_fs(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "cmp"))
+		return mode_cmp(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "ids"))
+		return mode_ids(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "inodes"))
+		return mode_inodes(argc - 1, argv + 1);
+	fprintf(stderr, "usage: check_values fs|cmp|ids|inodes ...\n");
+	return 2;
+}

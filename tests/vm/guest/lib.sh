@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers of the guest tests (sourced by busybox sh).
+#
+# The protocol the host parses (tests/vm/run.sh), one line each, written to
+# the second serial port and echoed on the console:
+#   VMTEST KERNEL <uname -r>
+#   VMTEST ok <kernel> <name>
+#   VMTEST FAIL <kernel> <name>: <reason>
+#   VMTEST SKIP <kernel> <name>: <reason>
+#   VMTEST INFO <kernel> <name>: <details>
+#   VMTEST DONE pass=N fail=M
+CG=/sys/fs/cgroup
+WORK=/tmp/vt
+KERNEL=$(uname -r)
+PROTO=/dev/ttyS1
+PASS=0
+FAILED=0
+mkdir -p "$WORK"
+
+proto() {
+	echo "VMTEST $*"
+	if [ -c "$PROTO" ]; then echo "VMTEST $*" > "$PROTO"; fi
+}
+
+# why TEXT: the reason a test gives for failing (or details for INFO).
+why() { echo "$*" > "$WORK/reason"; }
+# info TEXT: a detail line shown by the host (numbers compared, timings).
+info() { echo "$*" >> "$WORK/info"; }
+
+# run_test NAME FUNCTION: runs FUNCTION in a subshell; exit 0 = ok,
+# 77 = skip, anything else = FAIL with the last why() as the reason.
+run_test() {
+	name=$1
+	if [ -n "$VMTEST_ONLY" ] && ! echo ",$VMTEST_ONLY," | grep -q ",$name,"; then
+		return 0
+	fi
+	rm -f "$WORK/reason" "$WORK/info"
+	start=$(date +%s)
+	( set +e; "$2" ) > "$WORK/$name.log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ -f "$WORK/info" ]; then
+		while IFS= read -r line; do proto "INFO $KERNEL $name: $line"; done < "$WORK/info"
+	fi
+	reason=$(cat "$WORK/reason" 2>/dev/null)
+	if [ $rc -eq 0 ]; then
+		PASS=$((PASS + 1))
+		proto "ok $KERNEL $name (${secs}s)"
+	elif [ $rc -eq 77 ]; then
+		proto "SKIP $KERNEL $name: ${reason:-no reason given}"
+	else
+		FAILED=$((FAILED + 1))
+		echo "---- $name log (last 40 lines)"
+		tail -n 40 "$WORK/$name.log"
+		echo "----"
+		proto "FAIL $KERNEL $name: ${reason:-exit status $rc}"
+	fi
+}
+
+done_tests() {
+	proto "DONE pass=$PASS fail=$FAILED"
+}
+
+# sample ARGS...: runs memcg-bpf-sample with stdout to $WORK/out and stderr
+# to $WORK/err, echoes both's sizes, returns its exit status.
+sample() {
+	memcg-bpf-sample "$@" > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	echo "memcg-bpf-sample $*: exit $rc, stdout $(wc -l < "$WORK/out") lines"
+	head -n 5 "$WORK/err"
+	return $rc
+}
+
+# first_line FILE: the first line of FILE, cut to 200 characters for a reason.
+first_line() { head -n 1 "$1" | cut -c 1-200; }

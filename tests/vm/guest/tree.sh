@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Builds the cgroup trees of the guest tests and runs memload in leaves.
+# Sourced after lib.sh.
+TREE=$CG/vt
+TAB=$(printf '\t')
+RAW=$(printf '\351')      # a lone 0xE9 byte: invalid UTF-8
+UTF8=$(printf '\303\251') # U+00E9 in UTF-8
+# Level-1 names: plain, spaces and odd characters (every byte but / and \n
+# is allowed in a cgroup name).
+L1_NAMES="plain|with space|quote\"d|back\\slash|tab${TAB}bed|utf8-${UTF8}|raw-${RAW}|dollar\$x|comma,colon:semi;|star*?[br]"
+
+# enable_memory DIR: lets DIR's children have the memory controller.
+enable_memory() {
+	echo +memory > "$1/cgroup.subtree_control" || { why "cannot enable memory in $1"; return 1; }
+}
+
+# build_tree N1 N2 N3 CHAINS: TREE/<L1 name>/m<j>/l<k>, N1 (<= 10) x N2 x N3
+# (N3 = 0: two levels), plus CHAINS chains of six more levels below the last
+# leaf of the first CHAINS level-1 dirs. Prints the leaves for loads to
+# $WORK/leaves, one per line: "<dir>".
+build_tree() {
+	n1=$1 n2=$2 n3=$3 chains=$4
+	enable_memory "$CG" || return 1
+	mkdir "$TREE" && enable_memory "$TREE" || { why "cannot create $TREE"; return 1; }
+	: > "$WORK/leaves"
+	i=0
+	old_ifs=$IFS
+	IFS='|'
+	set -f
+	set -- $L1_NAMES
+	set +f
+	IFS=$old_ifs
+	for l1 in "$@"; do
+		[ $i -lt "$n1" ] || break
+		d1=$TREE/$l1
+		mkdir "$d1" && enable_memory "$d1" || { why "mkdir/enable $d1 failed"; return 1; }
+		j=0
+		while [ $j -lt "$n2" ]; do
+			d2=$d1/m$j
+			mkdir "$d2" || { why "mkdir $d2 failed"; return 1; }
+			if [ "$n3" -gt 0 ]; then
+				enable_memory "$d2" || return 1
+				k=0 list=
+				while [ $k -lt "$n3" ]; do
+					list="$list l$k"
+					k=$((k + 1))
+				done
+				# One mkdir for all level-3 dirs of d2.
+				(cd "$d2" && mkdir $list) || { why "mkdir below $d2 failed"; return 1; }
+				if [ $j -lt 5 ]; then echo "$d2/l$j" >> "$WORK/leaves"; fi
+			elif [ $j -lt 1 ]; then
+				echo "$d2" >> "$WORK/leaves"
+			fi
+			j=$((j + 1))
+		done
+		if [ $i -lt "$chains" ]; then
+			d=$d1/m$((n2 - 1))/l$((n3 - 1))
+			for c in 1 2 3 4 5 6; do
+				enable_memory "$d" || return 1
+				d=$d/deep$c
+				mkdir "$d" || { why "mkdir $d failed"; return 1; }
+			done
+			echo "$d" >> "$WORK/leaves"
+		fi
+		i=$((i + 1))
+	done
+	return 0
+}
+
+# start_loads ANON_MIB FILE_MIB: one memload per line of $WORK/leaves (every
+# second one also writes a tmpfs file), waits until all are ready.
+start_loads() {
+	anon=$1 file=$2
+	mkdir -p /tmp/loadfiles "$WORK/ready"
+	rm -f "$WORK/ready"/* "$WORK/load.pids"
+	n=0
+	while IFS= read -r leaf; do
+		if [ $((n % 2)) -eq 0 ]; then
+			fargs="-f /tmp/loadfiles/f$n -s $file"
+		else
+			fargs=
+		fi
+		# The subshell moves itself into the leaf, then becomes memload.
+		( echo 0 > "$leaf/cgroup.procs" && exec memload -a "$anon" $fargs -r "$WORK/ready/$n" ) &
+		echo $! >> "$WORK/load.pids"
+		n=$((n + 1))
+	done < "$WORK/leaves"
+	t=0
+	while [ "$(ls "$WORK/ready" | wc -l)" -lt $n ]; do
+		t=$((t + 1))
+		if [ $t -gt 600 ]; then
+			why "only $(ls "$WORK/ready" | wc -l) of $n loads became ready"
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "$n loads ready"
+	NLOADS=$n
+	return 0
+}
+
+# stop_loads: freezes every load (SIGSTOP) and waits for the kernel's
+# periodic stat flush (2 s) so that memory.stat stops changing.
+stop_loads() {
+	kill -STOP $(cat "$WORK/load.pids")
+	sleep 3
+}
+
+# count_cgroups DIR: the number of cgroups at and below DIR.
+count_cgroups() { check_values inodes "$1" | wc -l; }

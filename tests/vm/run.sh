@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Real-kernel tests: boots Debian's 7.x kernel (memcg kfuncs) and trixie's
+# 6.12 kernel (no kfuncs) under qemu (TCG) with an initramfs holding the
+# built CLI and the guest tests (tests/vm/guest), and collects the results.
+#
+#   MEMCG_BPF_BUILDDIR=/abs/builddir tests/vm/run.sh     (make vmcheck)
+#
+# Environment:
+#   MEMCG_BPF_BUILDDIR     build dir with memcg-bpf-sample (required)
+#   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
+#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback" (default)
+#   MEMCG_BPF_VM_TIMEOUT   seconds per VM before it counts as hung (600)
+#   MEMCG_BPF_VM_ONLY      comma-separated test names to run (debugging)
+#   MEMCG_BPF_VM_LOGDIR    logs (default $MEMCG_BPF_BUILDDIR/vm-logs)
+#   QEMU                   qemu-system-x86_64
+#
+# Each guest prints "VMTEST ..." lines (see guest/lib.sh) on a second serial
+# port; the console goes to vm-logs/<kernel>.console.log. Fails when a test
+# fails, when a guest never says DONE (crash, hang, timeout) or when no test
+# ran. The last line is "N passed, M failed".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
+BUILDDIR=$MEMCG_BPF_BUILDDIR
+KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback}
+TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-600}
+LOGDIR=${MEMCG_BPF_VM_LOGDIR:-$BUILDDIR/vm-logs}
+QEMU=${QEMU:-qemu-system-x86_64}
+
+die() { echo "vm: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86)"
+test -e "$BUILDDIR/memcg-bpf-sample" || die "$BUILDDIR/memcg-bpf-sample not built (make)"
+mkdir -p "$LOGDIR"
+
+# The comparator must be able to fail before any of its passes mean anything.
+echo "vm: comparator self-test"
+"$here/check-values-selftest.sh" || die "guest/check_values.c accepts wrong data or rejects right data"
+
+echo "vm: fetching kernels"
+"$here/fetch-kernels.sh" > "$LOGDIR/kernels.txt" || die "cannot get the kernels (see above)"
+cat "$LOGDIR/kernels.txt"
+
+initrd=$LOGDIR/initramfs.cpio.gz
+"$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" || die "cannot build the initramfs"
+
+total_pass=0
+total_fail=0
+summary=
+
+# boot NAME VMLINUZ: one VM run of test set NAME; adds to the totals.
+boot() {
+	name=$1 vmlinuz=$2
+	console=$LOGDIR/$name.console.log
+	proto=$LOGDIR/$name.vmtest.log
+	rm -f "$console" "$proto"
+	: > "$proto"
+	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
+	test -z "${MEMCG_BPF_VM_ONLY:-}" || cmdline="$cmdline vmtest.only=$MEMCG_BPF_VM_ONLY"
+	echo "vm: booting $name ($vmlinuz), console in $console"
+	start=$(date +%s)
+	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m 1024 -smp 2 \
+		-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
+		-display none -monitor none -no-reboot -nodefaults \
+		-serial "file:$console" -serial "file:$proto" </dev/null &
+	qpid=$!
+	# Show the protocol lines as they arrive.
+	tail -n +1 -f --pid=$qpid "$proto" 2>/dev/null | tr -d '\r' | grep --line-buffered '^VMTEST ' | sed -u 's/^/  /' &
+	tpid=$!
+	wait $qpid
+	qrc=$?
+	wait $tpid 2>/dev/null
+	secs=$(($(date +%s) - start))
+
+	tr -d '\r' < "$proto" | grep '^VMTEST ' > "$proto.clean"
+	kver=$(sed -n 's/^VMTEST KERNEL //p' "$proto.clean" | head -n 1)
+	pass=$(grep -c '^VMTEST ok ' "$proto.clean")
+	fail=$(grep -c '^VMTEST FAIL ' "$proto.clean")
+	skip=$(grep -c '^VMTEST SKIP ' "$proto.clean")
+	done_line=$(grep '^VMTEST DONE ' "$proto.clean" | tail -n 1)
+	verdict=ok
+	if [ -z "$done_line" ]; then
+		if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+			why="no DONE: timed out after ${TIMEOUT}s"
+		else
+			why="no DONE: guest crashed or stopped (qemu exit $qrc)"
+		fi
+		echo "vm: $name: $why; console tail:"
+		tail -n 30 "$console" | sed 's/^/  | /'
+		fail=$((fail + 1))
+		verdict="FAIL ($why)"
+	else
+		dpass=$(echo "$done_line" | sed -n 's/.*pass=\([0-9]*\).*/\1/p')
+		dfail=$(echo "$done_line" | sed -n 's/.*fail=\([0-9]*\).*/\1/p')
+		if [ "$dpass" != "$pass" ] || [ "$dfail" != "$fail" ]; then
+			echo "vm: $name: DONE says pass=$dpass fail=$dfail, lines say $pass/$fail (lost lines?)"
+			fail=$((fail + 1))
+			verdict="FAIL (protocol lines lost)"
+		fi
+	fi
+	if [ $((pass + fail)) -eq 0 ]; then
+		fail=1
+		verdict="FAIL (no test ran)"
+	elif [ $fail -gt 0 ] && [ "$verdict" = ok ]; then
+		verdict=FAIL
+	fi
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+	summary="$summary
+  $name: kernel ${kver:-unknown}: $pass passed, $fail failed, $skip skipped in ${secs}s: $verdict"
+}
+
+for name in $KERNELS; do
+	vmlinuz=$(awk -v n="$name" '$1 == n { print $3 }' "$LOGDIR/kernels.txt")
+	if [ -z "$vmlinuz" ]; then
+		total_fail=$((total_fail + 1))
+		summary="$summary
+  $name: no such kernel (kfunc or fallback)"
+		continue
+	fi
+	boot "$name" "$vmlinuz"
+done
+
+echo "vm: summary (logs in $LOGDIR):$summary"
+grep -h '^VMTEST FAIL ' "$LOGDIR"/*.vmtest.log.clean 2>/dev/null | sed 's/^/  /'
+echo "$total_pass passed, $total_fail failed"
+test "$total_fail" -eq 0 && test "$total_pass" -gt 0
