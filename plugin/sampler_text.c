@@ -52,7 +52,6 @@ struct text_file {
 struct cg_state {
 	uint64_t id;
 	int fd[NR_FILES];
-	unsigned int gen;
 	bool cached; /* its fds stay open across samples */
 };
 
@@ -68,7 +67,6 @@ struct text_priv {
 
 	size_t fd_budget;        /* cgroups whose fds may stay open */
 	size_t nr_cached;
-	unsigned int gen;
 
 	char *buf;
 	size_t buf_cap;
@@ -230,11 +228,10 @@ static struct cg_state *state_get(struct text_priv *pr, uint64_t id)
 		st->cached = true;
 		pr->nr_cached++;
 	}
-	st->gen = pr->gen;
 	return st;
 }
 
-/* Forgets the cgroups not seen this sample, closing their fds. */
+/* Forgets the cgroups the index no longer has, closing their fds and freeing their budget. */
 static int states_sweep(struct text_priv *pr)
 {
 	size_t n = 0;
@@ -242,7 +239,7 @@ static int states_sweep(struct text_priv *pr)
 	for (size_t i = 0; i < pr->nr_states; i++) {
 		struct cg_state *st = &pr->states[i];
 
-		if (st->gen == pr->gen) {
+		if (cgroup_index_find(pr->idx, st->id)) {
 			pr->states[n++] = *st;
 			continue;
 		}
@@ -375,7 +372,9 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 		mb_err("text backend: cannot rescan %s: %s", s->mount.dir, strerror(-err));
 		return err;
 	}
-	pr->gen++;
+	err = states_sweep(pr);
+	if (err)
+		return err;
 	for (size_t i = 0; (e = cgroup_index_at(pr->idx, i)); i++) {
 		struct cg_state *st = state_get(pr, e->id);
 		struct sample_row *row;
@@ -398,9 +397,8 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 			break;
 		}
 	}
-	err = states_sweep(pr);
 	t->duration_ns = now_ns(CLOCK_MONOTONIC) - start;
-	return err;
+	return 0;
 }
 
 /* ------------------------------------------------------------ opening */
