@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,9 +43,32 @@ struct tree {
 	struct cgroup_index *idx;
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Removes everything below @dfd (closed here); fd-relative, so deeper than PATH_MAX is fine. */
+static void rm_below(int dfd)
 {
-	return remove(path);
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type == DT_DIR) {
+			sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+			if (sub >= 0)
+				rm_below(sub);
+			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		} else {
+			unlinkat(dirfd(d), de->d_name, 0);
+		}
+		rewinddir(d);
+	}
+	closedir(d);
 }
 
 static int setup(void **state)
@@ -68,7 +91,8 @@ static int teardown(void **state)
 	struct tree *t = *state;
 
 	cgroup_index_close(t->idx);
-	nftw(t->root, rm_one, 64, FTW_DEPTH | FTW_PHYS);
+	rm_below(open(t->root, O_RDONLY | O_DIRECTORY));
+	rmdir(t->root);
 	free(t);
 	mb_log_set_sink(NULL);
 	return 0;
