@@ -24,6 +24,8 @@ int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index *
 int cgroup_index_refresh(struct cgroup_index *idx);
 const struct cgroup_entry *cgroup_index_find(const struct cgroup_index *idx, uint64_t id);
 size_t cgroup_index_count(const struct cgroup_index *idx);
+/* Entry @i in pre-order (a parent before its children), NULL past the end; valid until the next refresh. */
+const struct cgroup_entry *cgroup_index_at(const struct cgroup_index *idx, size_t i);
 void cgroup_index_close(struct cgroup_index *idx);
 
 #endif

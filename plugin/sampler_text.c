@@ -27,9 +27,6 @@
 #include "sample_table.h"
 #include "sampler_backend.h"
 
-/* TODO(lead): move into cgroup_index.h. Entry @i in pre-order (parents first), NULL past the end. */
-const struct cgroup_entry *cgroup_index_at(const struct cgroup_index *idx, size_t i);
-
 enum text_file_kind {
 	FILE_STAT,   /* memory.stat */
 	FILE_USAGE,  /* memory.current / memory.usage_in_bytes */

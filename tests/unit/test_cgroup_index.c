@@ -28,9 +28,6 @@
 #include "cgroup_mount.h"
 #include "log.h"
 
-/* TODO(lead): move into cgroup_index.h. */
-const struct cgroup_entry *cgroup_index_at(const struct cgroup_index *idx, size_t i);
-
 static char last_log[1024];
 
 static void capture_log(int level, const char *msg)
