@@ -12,6 +12,7 @@
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
 #   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback" (default)
 #   MEMCG_BPF_VM_TIMEOUT   seconds per VM before it counts as hung (600)
+#   MEMCG_BPF_VM_TEST_TIMEOUT  seconds per guest test before it counts as hung (240)
 #   MEMCG_BPF_VM_ONLY      comma-separated test names to run (debugging)
 #   MEMCG_BPF_VM_LOGDIR    logs (default $MEMCG_BPF_BUILDDIR/vm-logs)
 #   QEMU                   qemu-system-x86_64
@@ -56,10 +57,11 @@ boot() {
 	name=$1 vmlinuz=$2
 	console=$LOGDIR/$name.console.log
 	proto=$LOGDIR/$name.vmtest.log
-	rm -f "$console" "$proto"
+	rm -f "$console" "$proto" "$proto.clean"
 	: > "$proto"
 	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
 	test -z "${MEMCG_BPF_VM_ONLY:-}" || cmdline="$cmdline vmtest.only=$MEMCG_BPF_VM_ONLY"
+	test -z "${MEMCG_BPF_VM_TEST_TIMEOUT:-}" || cmdline="$cmdline vmtest.timeout=$MEMCG_BPF_VM_TEST_TIMEOUT"
 	echo "vm: booting $name ($vmlinuz), console in $console"
 	start=$(date +%s)
 	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m 1024 -smp 2 \
@@ -125,6 +127,8 @@ for name in $KERNELS; do
 done
 
 echo "vm: summary (logs in $LOGDIR):$summary"
-grep -h '^VMTEST FAIL ' "$LOGDIR"/*.vmtest.log.clean 2>/dev/null | sed 's/^/  /'
+for name in $KERNELS; do
+	grep -h '^VMTEST FAIL ' "$LOGDIR/$name.vmtest.log.clean" 2>/dev/null | sed 's/^/  /'
+done
 echo "$total_pass passed, $total_fail failed"
 test "$total_fail" -eq 0 && test "$total_pass" -gt 0

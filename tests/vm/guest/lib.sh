@@ -15,6 +15,7 @@ KERNEL=$(uname -r)
 PROTO=/dev/ttyS1
 PASS=0
 FAILED=0
+VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-240}
 mkdir -p "$WORK"
 
 proto() {
@@ -27,8 +28,10 @@ why() { echo "$*" > "$WORK/reason"; }
 # info TEXT: a detail line shown by the host (numbers compared, timings).
 info() { echo "$*" >> "$WORK/info"; }
 
-# run_test NAME FUNCTION: runs FUNCTION in a subshell; exit 0 = ok,
-# 77 = skip, anything else = FAIL with the last why() as the reason.
+# run_test NAME FUNCTION: runs FUNCTION of run-tests.sh in its own session
+# (process group); exit 0 = ok, 77 = skip, anything else = FAIL with the last
+# why() as the reason. After $VMTEST_TIMEOUT seconds the whole group is
+# killed and the test fails as hung.
 run_test() {
 	name=$1
 	if [ -n "$VMTEST_ONLY" ] && ! echo ",$VMTEST_ONLY," | grep -q ",$name,"; then
@@ -36,8 +39,18 @@ run_test() {
 	fi
 	rm -f "$WORK/reason" "$WORK/info"
 	start=$(date +%s)
-	( set +e; "$2" ) > "$WORK/$name.log" 2>&1
+	rm -f "$WORK/timedout"
+	setsid sh /vmtest/run-tests.sh --one "$2" > "$WORK/$name.log" 2>&1 &
+	tpid=$!
+	( sleep "$VMTEST_TIMEOUT" && : > "$WORK/timedout" && kill -KILL -- "-$tpid" 2>/dev/null ) &
+	wpid=$!
+	wait $tpid
 	rc=$?
+	kill $wpid 2>/dev/null
+	if [ -f "$WORK/timedout" ]; then
+		why "hung: killed after ${VMTEST_TIMEOUT}s"
+		rc=124
+	fi
 	secs=$(( $(date +%s) - start ))
 	if [ -f "$WORK/info" ]; then
 		while IFS= read -r line; do proto "INFO $KERNEL $name: $line"; done < "$WORK/info"

@@ -5,9 +5,6 @@
 . /vmtest/lib.sh
 . /vmtest/tree.sh
 
-SET=$1
-proto "KERNEL $KERNEL"
-proto "INFO $KERNEL set: $SET, cpus $(nproc), fd limit $(ulimit -n)/$(ulimit -Hn)"
 
 # ---------------------------------------------------------------- shared
 
@@ -88,12 +85,15 @@ t_auto_selects_bpf() {
 	info "$(grep 'backend bpf' "$WORK/err" | head -n 1)"
 }
 
+# Churn: the whole tree (1100+ cgroups) is sampled 200 times while cgroups
+# below /vchurn are made and removed, names re-used. Two stats keep the
+# output small enough for the guest's memory.
 t_churn() {
 	croot=$CG/vchurn
 	mkdir "$croot" && enable_memory "$croot" || return 1
 	for s in 0 1 2 3 4 5 6 7 8 9; do mkdir "$croot/static$s" || return 1; done
 	: > "$WORK/created"
-	memcg-bpf-sample --root "$croot" --backend bpf --count 200 --interval 0.05 --format json \
+	memcg-bpf-sample --backend bpf --stats anon,usage --count 200 --interval 0.05 --format json \
 		> "$WORK/churn.json" 2> "$WORK/churn.err" &
 	cpid=$!
 	i=0 made=0 removed=0
@@ -104,9 +104,9 @@ t_churn() {
 			rmdir "$d/sub" && rmdir "$d" && removed=$((removed + 1))
 		else
 			# Record the inode (the cgroup id) of every directory made.
-			mkdir "$d" && echo "$(stat -c %i "$d") /c$n" >> "$WORK/created" &&
+			mkdir "$d" && echo "$(stat -c %i "$d") /vchurn/c$n" >> "$WORK/created" &&
 			enable_memory "$d" &&
-			mkdir "$d/sub" && echo "$(stat -c %i "$d/sub") /c$n/sub" >> "$WORK/created" &&
+			mkdir "$d/sub" && echo "$(stat -c %i "$d/sub") /vchurn/c$n/sub" >> "$WORK/created" &&
 			made=$((made + 1))
 		fi
 		i=$((i + 1))
@@ -129,10 +129,14 @@ t_churn() {
 	if [ -n "$other" ]; then why "unexpected stderr line: $(echo "$other" | cut -c 1-200)"; return 1; fi
 	skipped=$(sed -n 's/^sample [0-9]*: .*skipped=\([0-9]*\).*/\1/p' "$WORK/churn.err" |
 		awk '{ s += $1 } END { print s + 0 }')
-	check_values ids -c 200 "$croot" "$WORK/created" "$WORK/churn.json" > "$WORK/check" 2>&1
+	churned=$(grep -c '"path":"/vchurn/c' "$WORK/churn.json")
+	if [ "$churned" -eq 0 ]; then why "no churned cgroup was ever reported"; return 1; fi
+	check_values ids -c 200 "$CG" "$WORK/created" "$WORK/churn.json" > "$WORK/check" 2>&1
 	rc=$?
 	cat "$WORK/check"
-	info "$made cgroups made, $removed removed during 200 samples; skipped=$skipped; $(grep '^check_values [a-z]*:' "$WORK/check")"
+	info "$made cgroups made, $removed removed during 200 samples of the whole tree; $churned records of churned cgroups; skipped=$skipped"
+	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
+	rm -f "$WORK/churn.json"
 	if [ $rc -ne 0 ]; then
 		why "$(grep -v '^check_values ids:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
 		return 1
@@ -162,6 +166,52 @@ t_unprivileged_bpf() {
 		why "exit $rc but no capability named: $(first_line "$WORK/err")"; return 1
 	fi
 	info "exit $rc: $(grep -E 'CAP_' "$WORK/err" | head -n 1 | cut -c 1-200)"
+}
+
+# The tree outgrows what the BPF backend sized its output for (its backend
+# line says "room for N cgroups") between two samples of one run: the second
+# sample must still report every cgroup with the right values.
+t_values_bpf_grow() {
+	memcg-bpf-sample --backend bpf --stats all --format json --count 2 --interval 25 \
+		> "$WORK/grow.json" 2> "$WORK/grow.err" &
+	cpid=$!
+	t=0
+	until grep -q '^sample 0:' "$WORK/grow.err"; do
+		t=$((t + 1))
+		if [ $t -gt 200 ] || ! kill -0 $cpid 2>/dev/null; then
+			why "no first sample: $(first_line "$WORK/grow.err")"; return 1
+		fi
+		sleep 0.1
+	done
+	before=$(count_cgroups "$CG")
+	room=$(sed -n 's/.*room for \([0-9]*\) cgroups.*/\1/p' "$WORK/grow.err" | head -n 1)
+	# Enough new cgroups to pass the room (2600 in all when it says nothing).
+	want=${room:-2400}
+	need=$((want - before + 200))
+	[ $need -gt 0 ] || need=200
+	mkdir "$CG/vt2" && enable_memory "$CG/vt2" || { why "cannot create $CG/vt2"; return 1; }
+	a=0
+	while [ $need -gt 0 ]; do
+		d=$CG/vt2/g$a
+		mkdir "$d" && enable_memory "$d" || { why "mkdir/enable $d failed"; return 1; }
+		(cd "$d" && mkdir $(seq 0 69 | sed 's/^/h/')) || { why "mkdir below $d failed"; return 1; }
+		need=$((need - 71))
+		a=$((a + 1))
+	done
+	after=$(count_cgroups "$CG")
+	info "sample 0: $before cgroups, room for ${room:-?}; sample 1: $after cgroups"
+	wait $cpid
+	rc=$?
+	if [ $rc -ne 0 ]; then why "exit $rc: $(grep -v '^sample' "$WORK/grow.err" | tail -n 1)"; return 1; fi
+	if [ "$(grep -c '^sample ' "$WORK/grow.err")" -ne 2 ]; then why "not 2 samples"; return 1; fi
+	check_values fs -n "$after" "$CG" "$WORK/grow.json" > "$WORK/check" 2>&1
+	rc=$?
+	cat "$WORK/check"
+	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
+	if [ $rc -ne 0 ]; then
+		why "$(grep -v '^check_values fs:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
+		return 1
+	fi
 }
 
 # ---------------------------------------------------------------- fallback set
@@ -196,6 +246,16 @@ t_values_text_small() { values text 50; }
 
 # ---------------------------------------------------------------- main
 
+# run_test starts each test as "run-tests.sh --one FUNCTION" in its own session.
+if [ "$1" = --one ]; then
+	"$2"
+	exit $?
+fi
+
+SET=$1
+proto "KERNEL $KERNEL"
+proto "INFO $KERNEL set: $SET, cpus $(nproc), fd limit $(ulimit -n)/$(ulimit -Hn), test timeout ${VMTEST_TIMEOUT}s"
+
 case $SET in
 kfunc)
 	run_test tree_1000 t_tree_big
@@ -206,6 +266,7 @@ kfunc)
 	run_test churn t_churn
 	run_test unknown_stat t_unknown_stat
 	run_test unprivileged_bpf t_unprivileged_bpf
+	run_test values_bpf_grow t_values_bpf_grow
 	;;
 fallback)
 	run_test tree_50 t_tree_small

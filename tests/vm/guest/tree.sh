@@ -7,6 +7,7 @@ RAW=$(printf '\351')      # a lone 0xE9 byte: invalid UTF-8
 UTF8=$(printf '\303\251') # U+00E9 in UTF-8
 # Level-1 names: plain, spaces and odd characters (every byte but / and \n
 # is allowed in a cgroup name).
+# shellcheck disable=SC2089,SC2090 # the quotes and backslashes are meant literally
 L1_NAMES="plain|with space|quote\"d|back\\slash|tab${TAB}bed|utf8-${UTF8}|raw-${RAW}|dollar\$x|comma,colon:semi;|star*?[br]"
 
 # enable_memory DIR: lets DIR's children have the memory controller.
