@@ -4,8 +4,8 @@
  * ("/" for the root, "/a/b" below it).
  *
  * A pattern is either a glob matched with fnmatch(3) without flags, so '*'
- * also matches '/' ("/system.slice/*" selects the whole subtree below
- * /system.slice, "/system.slice" the cgroup itself), or "/regex/": a POSIX
+ * also matches '/' ("/system.slice*" selects /system.slice and its whole
+ * subtree, "/system.slice" the cgroup alone), or "/regex/": a POSIX
  * extended regular expression between two slashes, searched anywhere in the
  * path (anchor it with ^ and $).
  *

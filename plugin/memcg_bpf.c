@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * memcg_bpf: the collectd read plugin. A thin shell over the core:
+ *   config   - <Plugin memcg_bpf> lines go to plugin_config_set(); a bad line
+ *              is logged once and makes init fail, so collectd keeps running
+ *              its other plugins.
+ *   init     - opens the sampler once (the BPF program is loaded here, never
+ *              per interval) and registers the read callback with interval 0,
+ *              so collectd applies the <LoadPlugin> or global Interval.
+ *   read     - one sample; one value list per stat of every selected cgroup,
+ *              plus the plugin's observations of itself.
+ *   shutdown - the read callback's user data owns everything and collectd
+ *              frees it with free_func; shutdown frees a configuration that
+ *              never got as far as init.
+ *
+ * This file includes collectd's headers (and so collectd's config.h); it must
+ * not include the project's memcg_bpf_config.h.
+ */
+#include "collectd.h"
+
+#include "plugin.h"
+#include "utils/common/common.h"
+
+#include "cgroup_filter.h"
+#include "cgroup_mount.h"
+#include "instance_name.h"
+#include "log.h"
+#include "plugin_config.h"
+#include "sample_table.h"
+#include "sampler.h"
+
+#define PLUGIN_NAME "memcg_bpf"
+
+struct mb_instance {
+	struct plugin_config cfg;
+	struct sampler *sampler;
+	struct sample_table table;
+	bool table_ready;
+	derive_t sample_errors;
+	value_list_t vl; /* reused for every value dispatched */
+	value_t value;
+};
+
+/* The configuration between the config callback(s) and init. */
+static struct mb_instance *pending;
+static bool pending_config_failed;
+/* Set while init runs: names the config keys a core error is about. */
+static char log_context[PATH_MAX + 128];
+
+static void log_to_collectd(int level, const char *msg)
+{
+	if (level <= LOG_ERR && log_context[0])
+		plugin_log(level, MB_LOG_PREFIX "%s: %s", log_context, msg);
+	else
+		plugin_log(level, MB_LOG_PREFIX "%s", msg);
+}
+
+static void instance_free(void *arg)
+{
+	struct mb_instance *inst = arg;
+
+	if (!inst)
+		return;
+	if (inst->table_ready)
+		sample_table_free(&inst->table);
+	inst->table_ready = false;
+	sampler_close(inst->sampler);
+	inst->sampler = NULL;
+	plugin_config_free(&inst->cfg);
+	free(inst);
+}
+
+static struct mb_instance *instance_new(void)
+{
+	struct mb_instance *inst = calloc(1, sizeof(*inst));
+
+	if (!inst)
+		return NULL;
+	if (plugin_config_init(&inst->cfg)) {
+		free(inst);
+		return NULL;
+	}
+	return inst;
+}
+
+static int mb_config(oconfig_item_t *ci)
+{
+	if (!pending) {
+		pending = instance_new();
+		if (!pending) {
+			ERROR(MB_LOG_PREFIX "out of memory reading the configuration");
+			pending_config_failed = true;
+			return 0;
+		}
+	}
+	for (int i = 0; i < ci->children_num; i++) {
+		oconfig_item_t *child = &ci->children[i];
+		struct cfg_value values[64];
+		int n = child->values_num;
+
+		if (child->children_num > 0) {
+			ERROR(MB_LOG_PREFIX "%s: blocks are not supported here", child->key);
+			pending_config_failed = true;
+			continue;
+		}
+		if (n > (int)(sizeof(values) / sizeof(values[0]))) {
+			ERROR(MB_LOG_PREFIX "%s: at most %zu values per line", child->key,
+			      sizeof(values) / sizeof(values[0]));
+			pending_config_failed = true;
+			continue;
+		}
+		for (int j = 0; j < n; j++) {
+			const oconfig_value_t *v = &child->values[j];
+
+			memset(&values[j], 0, sizeof(values[j]));
+			if (v->type == OCONFIG_TYPE_STRING) {
+				values[j].type = CFG_STRING;
+				values[j].string = v->value.string;
+			} else if (v->type == OCONFIG_TYPE_NUMBER) {
+				values[j].type = CFG_NUMBER;
+				values[j].number = v->value.number;
+			} else {
+				values[j].type = CFG_BOOLEAN;
+				values[j].boolean = v->value.boolean != 0;
+			}
+		}
+		/* logs one error naming the key; init will then fail */
+		plugin_config_set(&pending->cfg, child->key, values, (size_t)n);
+	}
+	/* collectd keeps running other plugins only when config returns 0 */
+	return 0;
+}
+
+static void dispatch_one(struct mb_instance *inst, const char *type, const char *type_instance,
+			 int ds_type, double gauge, derive_t derive)
+{
+	value_list_t *vl = &inst->vl;
+
+	if (ds_type == DS_TYPE_GAUGE)
+		inst->value.gauge = gauge;
+	else
+		inst->value.derive = derive;
+	snprintf(vl->type, sizeof(vl->type), "%s", type);
+	snprintf(vl->type_instance, sizeof(vl->type_instance), "%s", type_instance);
+	plugin_dispatch_values(vl);
+}
+
+/* Returns the number of values dispatched. */
+static size_t dispatch_row(struct mb_instance *inst, const struct sample_row *row)
+{
+	const struct sample_table *t = &inst->table;
+	size_t sent = 0;
+
+	instance_name(row->path, inst->vl.plugin_instance);
+	for (size_t c = 0; c < t->nr_stats; c++) {
+		const struct stat_def *def = t->stats[c];
+		uint64_t v = row->values[c];
+
+		if (v == SAMPLE_VALUE_MISSING)
+			continue;
+		if (def->type == STAT_COUNTER)
+			dispatch_one(inst, "derive", def->name, DS_TYPE_DERIVE, 0, (derive_t)v);
+		else
+			dispatch_one(inst, def->unit == STAT_UNIT_BYTES ? "bytes" : "gauge", def->name,
+				     DS_TYPE_GAUGE, (double)v, 0);
+		sent++;
+	}
+	return sent;
+}
+
+static bool row_selected(const struct mb_instance *inst, const struct sample_row *row)
+{
+	if (row->depth == 0 && !inst->cfg.include_root)
+		return false;
+	return cgroup_filter_selected(inst->cfg.filter, row->path);
+}
+
+static void dispatch_self(struct mb_instance *inst, bool sampled, size_t selected, size_t values)
+{
+	const struct sample_table *t = &inst->table;
+	const char *backend = sampler_backend_name(inst->sampler);
+
+	sstrncpy(inst->vl.plugin_instance, INSTANCE_NAME_SELF, sizeof(inst->vl.plugin_instance));
+	if (!sampled)
+		inst->vl.time = cdtime();
+	if (sampled) {
+		dispatch_one(inst, "count", "cgroups_seen", DS_TYPE_GAUGE, (double)t->nr_rows, 0);
+		dispatch_one(inst, "count", "cgroups_selected", DS_TYPE_GAUGE, (double)selected, 0);
+		dispatch_one(inst, "count", "cgroups_skipped", DS_TYPE_GAUGE, (double)t->skipped, 0);
+		dispatch_one(inst, "count", "values_dispatched", DS_TYPE_GAUGE, (double)values, 0);
+		dispatch_one(inst, "duration", "sample", DS_TYPE_GAUGE, (double)t->duration_ns / 1e9, 0);
+	}
+	dispatch_one(inst, "derive", "sample_errors", DS_TYPE_DERIVE, 0, inst->sample_errors);
+	dispatch_one(inst, "gauge", "backend-bpf", DS_TYPE_GAUGE, strcmp(backend, "bpf") == 0, 0);
+	dispatch_one(inst, "gauge", "backend-text", DS_TYPE_GAUGE, strcmp(backend, "text") == 0, 0);
+}
+
+static int mb_read(user_data_t *ud)
+{
+	struct mb_instance *inst = ud->data;
+	size_t selected = 0, values = 0;
+	int err;
+
+	err = sampler_sample(inst->sampler, &inst->table);
+	if (err) {
+		inst->sample_errors++;
+		if (inst->cfg.report_self)
+			dispatch_self(inst, false, 0, 0);
+		return -1;
+	}
+	inst->vl.time = NS_TO_CDTIME_T(inst->table.timestamp_ns);
+	for (size_t r = 0; r < inst->table.nr_rows; r++) {
+		const struct sample_row *row = &inst->table.rows[r];
+
+		if (!row_selected(inst, row))
+			continue;
+		selected++;
+		if (inst->cfg.dispatch_values)
+			values += dispatch_row(inst, row);
+	}
+	if (inst->cfg.report_self)
+		dispatch_self(inst, true, selected, values);
+	return 0;
+}
+
+static int mb_init(void)
+{
+	static bool initialised;
+	struct mb_instance *inst;
+	struct cgroup_mount mount;
+	struct sampler_opts opts;
+	int err;
+
+	if (initialised)
+		return 0;
+	if (!pending && !pending_config_failed)
+		pending = instance_new(); /* LoadPlugin without a <Plugin> block: defaults */
+	inst = pending;
+	pending = NULL;
+	if (!inst || pending_config_failed || plugin_config_finish(&inst->cfg)) {
+		/* the reason was logged when the configuration was read */
+		err = -EINVAL;
+		goto free_instance;
+	}
+
+	/* one error line each, naming the key it is about */
+	snprintf(log_context, sizeof(log_context), "CgroupRoot \"%s\"", inst->cfg.cgroup_root);
+	err = cgroup_mount_resolve(inst->cfg.cgroup_root, &mount);
+	if (err)
+		goto clear_context;
+	plugin_config_sampler_opts(&inst->cfg, &opts);
+	snprintf(log_context, sizeof(log_context), "Backend \"%s\"",
+		 opts.backend == SAMPLER_BPF ? "bpf" : opts.backend == SAMPLER_TEXT ? "text" : "auto");
+	err = sampler_open(&opts, &inst->sampler);
+	if (err)
+		goto clear_context;
+	log_context[0] = '\0';
+
+	sampler_table_init(inst->sampler, &inst->table);
+	inst->table_ready = true;
+	inst->vl.values = &inst->value;
+	inst->vl.values_len = 1;
+	sstrncpy(inst->vl.plugin, PLUGIN_NAME, sizeof(inst->vl.plugin));
+
+	/* interval 0: collectd uses the <LoadPlugin> Interval, else the global one */
+	err = plugin_register_complex_read(NULL, PLUGIN_NAME, mb_read, 0,
+					   &(user_data_t){ .data = inst, .free_func = instance_free });
+	if (err) {
+		ERROR(MB_LOG_PREFIX "cannot register the read callback (status %d)", err);
+		goto free_instance;
+	}
+	initialised = true;
+	INFO(MB_LOG_PREFIX "sampling %s with the %s backend", inst->cfg.cgroup_root,
+	     sampler_backend_name(inst->sampler));
+	return 0;
+
+clear_context:
+	log_context[0] = '\0';
+free_instance:
+	instance_free(inst);
+	return -1;
+}
+
+static int mb_shutdown(void)
+{
+	/* the read callback's user data was freed by collectd (free_func) */
+	instance_free(pending);
+	pending = NULL;
+	mb_log_set_sink(NULL);
+	return 0;
+}
+
+void module_register(void)
+{
+	mb_log_set_sink(log_to_collectd);
+	plugin_register_complex_config(PLUGIN_NAME, mb_config);
+	plugin_register_init(PLUGIN_NAME, mb_init);
+	plugin_register_shutdown(PLUGIN_NAME, mb_shutdown);
+}

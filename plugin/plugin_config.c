@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "plugin_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+
+#define MAX_DEPTH_LIMIT 4096
+
+/* The value shapes a key takes. */
+enum cfg_shape {
+	SHAPE_STRING,  /* exactly one string */
+	SHAPE_STRINGS, /* one or more strings */
+	SHAPE_BOOLEAN, /* exactly one boolean (or "true"/"false"/... as a string) */
+	SHAPE_INTEGER, /* exactly one whole number */
+};
+
+union cfg_arg {
+	const char *string;
+	bool boolean;
+	long integer;
+};
+
+struct cfg_key {
+	const char *name;
+	enum cfg_shape shape;
+	/* @v: the values when SHAPE_STRINGS, else @arg holds the one value */
+	int (*set)(struct plugin_config *c, const char *key, union cfg_arg arg,
+		   const struct cfg_value *v, size_t n);
+};
+
+static int set_backend(struct plugin_config *c, const char *key, union cfg_arg arg,
+		       const struct cfg_value *v, size_t n)
+{
+	if (sampler_backend_parse(arg.string, &c->backend)) {
+		mb_err("%s \"%s\": not one of auto, bpf, text", key, arg.string);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_cgroup_root(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	char *root;
+
+	if (!arg.string[0]) {
+		mb_err("%s \"\": the cgroup root must not be empty", key);
+		return -EINVAL;
+	}
+	root = strdup(arg.string);
+	if (!root)
+		return -ENOMEM;
+	free(c->cgroup_root);
+	c->cgroup_root = root;
+	return 0;
+}
+
+static int add_stat(struct plugin_config *c, const struct stat_def *def)
+{
+	for (size_t i = 0; i < c->nr_stats; i++)
+		if (c->stats[i] == def)
+			return 0;
+	if (c->nr_stats == PLUGIN_CONFIG_MAX_STATS)
+		return -E2BIG;
+	c->stats[c->nr_stats++] = def;
+	return 0;
+}
+
+static int set_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
+		    const struct cfg_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *name = v[i].string;
+		const struct stat_def *def;
+		size_t count;
+
+		if (strcasecmp(name, "all") == 0) {
+			const struct stat_def *cat = stat_catalog(&count);
+
+			for (size_t j = 0; j < count; j++)
+				if (add_stat(c, &cat[j]))
+					return -E2BIG;
+			continue;
+		}
+		def = stat_lookup(name);
+		if (!def) {
+			char near[256];
+
+			stat_suggest(name, near, sizeof(near), 5);
+			mb_err("%s \"%s\": unknown stat; nearest valid names: %s", key, name, near);
+			return -EINVAL;
+		}
+		if (add_stat(c, def)) {
+			mb_err("%s \"%s\": more than %d stats selected", key, name, PLUGIN_CONFIG_MAX_STATS);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
+static int set_cgroup(struct plugin_config *c, const char *key, union cfg_arg arg,
+		      const struct cfg_value *v, size_t n)
+{
+	char why[320];
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		err = cgroup_filter_add(c->filter, v[i].string, why, sizeof(why));
+		if (err == -EINVAL)
+			mb_err("%s \"%s\": %s", key, v[i].string, why);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int set_max_depth(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	if (arg.integer < 0) {
+		mb_err("%s %ld: must be 0 or more (leave %s out for no limit)", key, arg.integer, key);
+		return -EINVAL;
+	}
+	c->max_depth = arg.integer > MAX_DEPTH_LIMIT ? MAX_DEPTH_LIMIT : (int)arg.integer;
+	return 0;
+}
+
+#define BOOL_SETTER(fn, field)                                                             \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->field = arg.boolean;                                                    \
+		return 0;                                                                  \
+	}
+BOOL_SETTER(set_ignore_selected, ignore_selected)
+BOOL_SETTER(set_include_root, include_root)
+BOOL_SETTER(set_dispatch_values, dispatch_values)
+BOOL_SETTER(set_report_self, report_self)
+
+static const struct cfg_key keys[] = {
+	{ "Backend", SHAPE_STRING, set_backend },
+	{ "CgroupRoot", SHAPE_STRING, set_cgroup_root },
+	{ "Stat", SHAPE_STRINGS, set_stat },
+	{ "Cgroup", SHAPE_STRINGS, set_cgroup },
+	{ "IgnoreSelected", SHAPE_BOOLEAN, set_ignore_selected },
+	{ "MaxDepth", SHAPE_INTEGER, set_max_depth },
+	{ "IncludeRoot", SHAPE_BOOLEAN, set_include_root },
+	{ "DispatchValues", SHAPE_BOOLEAN, set_dispatch_values },
+	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
+};
+
+#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+const char *plugin_config_keys(void)
+{
+	static char list[512];
+
+	if (!list[0]) {
+		size_t off = 0;
+
+		for (size_t i = 0; i < NR_KEYS && off < sizeof(list); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", keys[i].name);
+	}
+	return list;
+}
+
+int plugin_config_init(struct plugin_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->backend = SAMPLER_AUTO;
+	c->cgroup_root = strdup("/sys/fs/cgroup");
+	c->filter = cgroup_filter_new();
+	c->max_depth = -1;
+	c->include_root = true;
+	c->dispatch_values = true;
+	c->report_self = true;
+	if (!c->cgroup_root || !c->filter) {
+		plugin_config_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *type_name(enum cfg_value_type t)
+{
+	switch (t) {
+	case CFG_STRING:
+		return "a string";
+	case CFG_NUMBER:
+		return "a number";
+	case CFG_BOOLEAN:
+		return "a boolean";
+	}
+	return "?";
+}
+
+static int parse_bool_string(const char *s, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Checks the values against the key's shape and extracts the single value. */
+static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_t n, union cfg_arg *arg)
+{
+	static const char *const wanted[] = {
+		[SHAPE_STRING] = "exactly one string",
+		[SHAPE_STRINGS] = "one or more strings",
+		[SHAPE_BOOLEAN] = "exactly one boolean (true or false)",
+		[SHAPE_INTEGER] = "exactly one whole number",
+	};
+	const char *got = NULL;
+	char got_buf[64];
+
+	if (n == 0)
+		got = "no value";
+	else if (n > 1 && k->shape != SHAPE_STRINGS) {
+		snprintf(got_buf, sizeof(got_buf), "%zu values", n);
+		got = got_buf;
+	}
+	for (size_t i = 0; !got && i < n; i++) {
+		switch (k->shape) {
+		case SHAPE_STRING:
+		case SHAPE_STRINGS:
+			if (v[i].type != CFG_STRING)
+				got = type_name(v[i].type);
+			else
+				arg->string = v[i].string;
+			break;
+		case SHAPE_BOOLEAN:
+			if (v[i].type == CFG_BOOLEAN)
+				arg->boolean = v[i].boolean;
+			else if (v[i].type != CFG_STRING || parse_bool_string(v[i].string, &arg->boolean))
+				got = v[i].type == CFG_STRING ? "a string that is not true or false"
+							      : type_name(v[i].type);
+			break;
+		case SHAPE_INTEGER:
+			if (v[i].type != CFG_NUMBER)
+				got = type_name(v[i].type);
+			else if (!isfinite(v[i].number) || v[i].number != floor(v[i].number) ||
+				 fabs(v[i].number) > 1e9)
+				got = "a number that is not a whole number";
+			else
+				arg->integer = (long)v[i].number;
+			break;
+		}
+	}
+	if (!got)
+		return 0;
+	mb_err("%s: expects %s, got %s", k->name, wanted[k->shape], got);
+	return -EINVAL;
+}
+
+int plugin_config_set(struct plugin_config *c, const char *key, const struct cfg_value *values,
+		      size_t nr_values)
+{
+	const struct cfg_key *k = NULL;
+	union cfg_arg arg = { 0 };
+	int err;
+
+	for (size_t i = 0; i < NR_KEYS && !k; i++)
+		if (strcasecmp(keys[i].name, key) == 0)
+			k = &keys[i];
+	if (!k) {
+		mb_err("unknown config key \"%s\" (valid keys: %s)", key, plugin_config_keys());
+		err = -EINVAL;
+		goto count_error;
+	}
+	err = check_shape(k, values, nr_values, &arg);
+	if (err)
+		goto count_error;
+	/* the setters log with the key as the table spells it */
+	err = k->set(c, k->name, arg, values, nr_values);
+	if (err == -ENOMEM)
+		mb_err("%s: out of memory", k->name);
+	if (err)
+		goto count_error;
+	return 0;
+
+count_error:
+	c->errors++;
+	return err;
+}
+
+int plugin_config_finish(struct plugin_config *c)
+{
+	int err;
+
+	if (c->errors)
+		return -EINVAL;
+	if (c->nr_stats == 0) {
+		err = stat_parse_list(STAT_DEFAULT_LIST, c->stats, PLUGIN_CONFIG_MAX_STATS, &c->nr_stats);
+		if (err) {
+			c->errors++;
+			return err;
+		}
+	}
+	cgroup_filter_set_ignore_selected(c->filter, c->ignore_selected);
+	return 0;
+}
+
+void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->cgroup_root = c->cgroup_root;
+	opts->max_depth = c->max_depth;
+	opts->backend = c->backend;
+	opts->stats = (const struct stat_def **)c->stats;
+	opts->nr_stats = c->nr_stats;
+	opts->strict_stats = false;
+}
+
+void plugin_config_free(struct plugin_config *c)
+{
+	free(c->cgroup_root);
+	c->cgroup_root = NULL;
+	cgroup_filter_free(c->filter);
+	c->filter = NULL;
+}

@@ -1,0 +1,178 @@
+#!/bin/bash
+# (a) The real collectd daemon with memcg_bpf and the csv writer on this host:
+# the values written equal what the kernel's own files say at the same moment.
+#
+# While the daemon runs, a reader loop snapshots, for every cgroup, the same
+# files the text backend reads (memory.stat's hierarchical total_* fields on
+# cgroup v1, memory.stat on v2, plus usage and the OOM-kill counter), each
+# snapshot stamped with CLOCK_REALTIME. Each csv row (stamped with the time
+# the sampler's walk started) is compared with the snapshots taken within
+# WINDOW seconds of it:
+#  - idle: every snapshot in the window shows the same number; the row must
+#    equal it exactly;
+#  - live: the snapshots differ (the cgroup's processes allocate, fault, free
+#    while we look); the row must lie in [min, max] of the window widened by a
+#    slack (1% + 256 KiB for bytes, 1% + 64 for counters), because the reader
+#    loop reads memory.stat, the usage file and memory.oom_control one after
+#    the other, not in the same instant as the sampler.
+# Read only: nothing here writes to the host's cgroups.
+set -u
+. "$(dirname "$0")/lib.sh"
+setup
+
+WINDOW=${WINDOW:-0.3}
+STATS="anon file shmem file_mapped file_dirty pgfault pgmajfault usage oom_kill"
+if [ "$CGV" = 1 ]; then
+	declare -A FIELD=([anon]=total_rss [file]=total_cache [shmem]=total_shmem
+		[file_mapped]=total_mapped_file [file_dirty]=total_dirty
+		[pgfault]=total_pgfault [pgmajfault]=total_pgmajfault)
+	USAGE_FILE=memory.usage_in_bytes EVENTS_FILE=memory.oom_control
+else
+	declare -A FIELD=([anon]=anon [file]=file [shmem]=shmem [file_mapped]=file_mapped
+		[file_dirty]=file_dirty [pgfault]=pgfault [pgmajfault]=pgmajfault)
+	USAGE_FILE=memory.current EVENTS_FILE=memory.events
+fi
+
+dir=$(write_conf values 1 "" "
+  Backend \"auto\"
+  CgroupRoot \"$CGROUP_ROOT\"
+  Stat $(for s in $STATS; do printf '"%s" ' "$s"; done)
+  Stat \"kernel\"
+")
+
+# cgroups (relative paths) and their plugin_instance names
+mapfile -t CGROUPS < <(cd "$MEMDIR" && find . -type d -name '*' | sed -e 's|^\.||' -e 's|^$|/|' | LC_ALL=C sort)
+: >"$T/instances"
+for p in "${CGROUPS[@]}"; do
+	printf '%s\t%s\n' "$(instance_of "$p")" "$p" >>"$T/instances"
+done
+
+snapshot_loop() {
+	local p k v ts line
+	while [ ! -e "$T/stop-snapshots" ]; do
+		for p in "${CGROUPS[@]}"; do
+			local d=$MEMDIR${p%/}
+			[ "$p" = / ] && d=$MEMDIR
+			ts=$EPOCHREALTIME
+			line=
+			while read -r k v; do
+				line+="$ts $p stat:$k $v"$'\n'
+			done <"$d/memory.stat" 2>/dev/null
+			read -r v <"$d/$USAGE_FILE" 2>/dev/null && line+="$ts $p usage $v"$'\n'
+			while read -r k v; do
+				[ "$k" = oom_kill ] && line+="$ts $p oom_kill $v"$'\n'
+			done <"$d/$EVENTS_FILE" 2>/dev/null
+			printf '%s' "$line"
+		done
+	done >"$T/snapshots"
+}
+
+snapshot_loop &
+snap_pid=$!
+start_daemon "$dir"
+check "collectd wrote 5 samples of the root's usage" \
+	wait_rows "csv_file '$dir' root bytes-usage" 5 20
+sleep 0.5
+touch "$T/stop-snapshots"
+wait "$snap_pid"
+stop_daemon
+check "collectd exited 0 on SIGTERM (rc=$daemon_rc)" test "$daemon_rc" = 0
+
+# the log: backend chosen, nothing at error level from the plugin
+check "log says which backend and why" grep -q '\[notice\] memcg_bpf plugin: backend ' "$dir/collectd.log"
+check "no error lines from memcg_bpf" bash -c "! grep -q '\[error\] memcg_bpf' '$dir/collectd.log'"
+if [ "$CGV" = 1 ]; then
+	check "'kernel' (no v1 equivalent) is a warning, not an error" \
+		grep -q "\[warning\] memcg_bpf plugin: stat 'kernel' is not sampled" "$dir/collectd.log"
+fi
+
+# csv rows: instance stat time value
+: >"$T/rows"
+for d in "$dir/csv/$HOSTNAME_CD"/memcg_bpf-*; do
+	inst=${d##*/memcg_bpf-}
+	[ "$inst" = self ] && continue
+	for f in "$d"/*; do
+		base=${f##*/}
+		base=${base%-????-??-??}
+		stat=${base#*-}
+		tail -n +2 "$f" | awk -F, -v i="$inst" -v s="$stat" '{ print i, s, $1, $2 }' >>"$T/rows"
+	done
+done
+check "every cgroup directory of the host has a csv directory" bash -c '
+	while IFS=$(printf "\t") read -r inst path; do
+		[ -d "'"$dir/csv/$HOSTNAME_CD"'/memcg_bpf-$inst" ] || { echo "# missing $inst ($path)"; exit 1; }
+	done <"'"$T/instances"'"'
+
+fields=$(for s in "${!FIELD[@]}"; do printf '%s=%s ' "$s" "${FIELD[$s]}"; done)
+# compare ROWS REPORT: prints "exact live bad"
+compare() {
+awk -v window="$WINDOW" -v fields="$fields" '
+	BEGIN {
+		n = split(fields, a, " ")
+		for (i = 1; i <= n; i++) { split(a[i], kv, "="); field["stat:" kv[2]] = kv[1] }
+	}
+	FILENAME ~ /instances$/ { split($0, p, "\t"); path[p[1]] = p[2]; next }
+	FILENAME ~ /snapshots$/ {
+		s = $3
+		if (s in field) s = field[s]
+		else if (s != "usage" && s != "oom_kill") next
+		k = $2 SUBSEP s
+		cnt[k]++; ts[k, cnt[k]] = $1; val[k, cnt[k]] = $4
+		next
+	}
+	{
+		inst = $1; stat = $2; t = $3; v = $4 + 0
+		if (!(inst in path)) { printf "unknown instance %s\n", inst > report; bad++; next }
+		k = path[inst] SUBSEP stat
+		lo = ""; hi = ""
+		for (i = 1; i <= cnt[k]; i++) {
+			if (ts[k, i] < t - window || ts[k, i] > t + window) continue
+			x = val[k, i] + 0
+			if (lo == "" || x < lo) lo = x
+			if (hi == "" || x > hi) hi = x
+		}
+		if (lo == "") { printf "%s %s @%s: no snapshot within %ss\n", path[inst], stat, t, window > report; bad++; next }
+		if (lo == hi) {
+			if (v == lo) exact++
+			else { printf "%s %s @%s: %.0f, kernel said %.0f (idle)\n", path[inst], stat, t, v, lo > report; bad++ }
+			next
+		}
+		bytes = (stat == "pgfault" || stat == "pgmajfault" || stat == "oom_kill") ? 0 : 1
+		slack = hi * 0.01 + (bytes ? 262144 : 64)
+		if (v >= lo - slack && v <= hi + slack) live++
+		else { printf "%s %s @%s: %.0f outside [%.0f, %.0f] +- %.0f (live)\n", path[inst], stat, t, v, lo, hi, slack > report; bad++ }
+	}
+	END { printf "%d %d %d\n", exact, live, bad }
+' report="$2" "$T/instances" "$T/snapshots" "$1"
+}
+read -r exact live bad < <(compare "$T/rows" "$T/report")
+total=$((exact + live + bad))
+echo "# compared $total csv values with $(wc -l <"$T/snapshots") kernel readings: $exact exact (idle), $live within the live range, $bad wrong"
+[ -s "$T/report" ] && sed 's/^/#   /' "$T/report" | head -20
+check "at least $((${#CGROUPS[@]} * 4 * 4)) values compared ($total)" test "$total" -ge $((${#CGROUPS[@]} * 4 * 4))
+check "no csv value disagrees with the kernel ($bad)" test "$bad" -eq 0
+# the comparison can fail: the same rows with one value off by 64 MiB
+awk 'NR == 1 { $4 += 67108864 } { print }' "$T/rows" >"$T/rows-broken"
+read -r _ _ bad_control < <(compare "$T/rows-broken" /dev/null)
+check "control: one value off by 64 MiB is caught ($bad_control wrong)" test "$bad_control" -eq 1
+check "some values are idle and compared exactly ($exact)" test "$exact" -gt 0
+
+# self-observation
+self=self
+check "self: backend-text is 1 (or backend-bpf on a kfunc kernel)" bash -c "
+	tail -n 1 '$(csv_file "$dir" self gauge-backend-text)' | grep -q ',1\.0' ||
+	tail -n 1 '$(csv_file "$dir" self gauge-backend-bpf)' | grep -q ',1\.0'"
+seen=$(tail -n 1 "$(csv_file "$dir" $self count-cgroups_seen)" | cut -d, -f2)
+check "self: cgroups_seen ($seen) is the number of cgroup directories (${#CGROUPS[@]}, +-2 for churn)" \
+	awk -v a="${seen:-0}" -v b="${#CGROUPS[@]}" 'BEGIN { exit !(a >= b - 2 && a <= b + 2 && a > 0) }'
+check "self: sample duration is a positive number of seconds under 1" \
+	awk -F, 'NR > 1 { if ($2 <= 0 || $2 >= 1) bad = 1; n++ } END { exit bad || !n }' \
+	"$(csv_file "$dir" $self duration-sample)"
+check "self: no sample errors" \
+	awk -F, 'NR > 1 && $2 != 0 { bad = 1 } END { exit bad }' "$(csv_file "$dir" $self derive-sample_errors)"
+check "rows are 1 s apart (global Interval 1)" \
+	awk -F, 'NR > 2 { d = $1 - prev; if (d < 0.9 || d > 1.1) bad = 1 } NR > 1 { prev = $1 } END { exit bad }' \
+	"$(csv_file "$dir" root bytes-usage)"
+check "types: bytes-anon and derive-pgfault exist for the root" \
+	test -f "$(csv_file "$dir" root bytes-anon)" -a -f "$(csv_file "$dir" root derive-pgfault)"
+finish

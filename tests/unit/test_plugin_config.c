@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The <Plugin memcg_bpf> parser: defaults, every key, one error per bad line. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+#include "plugin_config.h"
+
+static int errors_logged;
+static char last_error[1024];
+
+static void capture(int level, const char *msg)
+{
+	if (level <= LOG_ERR) {
+		errors_logged++;
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+	}
+}
+
+static int setup(void **state)
+{
+	struct plugin_config *c = test_malloc(sizeof(*c));
+
+	errors_logged = 0;
+	last_error[0] = '\0';
+	mb_log_set_sink(capture);
+	assert_int_equal(plugin_config_init(c), 0);
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	plugin_config_free(*state);
+	plugin_config_free(*state); /* twice: safe */
+	test_free(*state);
+	mb_log_set_sink(NULL);
+	return 0;
+}
+
+#define S(x) { .type = CFG_STRING, .string = (x) }
+#define N(x) { .type = CFG_NUMBER, .number = (x) }
+#define B(x) { .type = CFG_BOOLEAN, .boolean = (x) }
+#define SET(c, key, ...)                                                                      \
+	({                                                                                    \
+		const struct cfg_value v_[] = { __VA_ARGS__ };                                \
+		plugin_config_set((c), (key), v_, sizeof(v_) / sizeof(v_[0]));                \
+	})
+
+static void assert_one_error(const char *needle1, const char *needle2)
+{
+	assert_int_equal(errors_logged, 1);
+	if (!strstr(last_error, needle1) || (needle2 && !strstr(last_error, needle2)))
+		fail_msg("error \"%s\" lacks \"%s\"/\"%s\"", last_error, needle1, needle2 ? needle2 : "");
+}
+
+static void test_defaults(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(plugin_config_finish(c), 0);
+	assert_int_equal(c->backend, SAMPLER_AUTO);
+	assert_string_equal(c->cgroup_root, "/sys/fs/cgroup");
+	assert_int_equal(c->max_depth, -1);
+	assert_true(c->include_root);
+	assert_true(c->dispatch_values);
+	assert_true(c->report_self);
+	assert_false(c->ignore_selected);
+	assert_int_equal(cgroup_filter_count(c->filter), 0);
+	assert_true(c->nr_stats > 0);
+	assert_string_equal(c->stats[0]->name, "anon");
+	assert_int_equal(errors_logged, 0);
+}
+
+static void test_all_keys(void **state)
+{
+	struct plugin_config *c = *state;
+	struct sampler_opts o;
+
+	assert_int_equal(SET(c, "Backend", S("text")), 0);
+	assert_int_equal(SET(c, "CgroupRoot", S("/tmp/x")), 0);
+	assert_int_equal(SET(c, "Stat", S("anon"), S("file"), S("usage")), 0);
+	assert_int_equal(SET(c, "Stat", S("oom_kill"), S("anon")), 0);
+	assert_int_equal(SET(c, "Cgroup", S("/system.slice/*")), 0);
+	assert_int_equal(SET(c, "Cgroup", S("/^/user/"), S("/init.scope")), 0);
+	assert_int_equal(SET(c, "IgnoreSelected", B(true)), 0);
+	assert_int_equal(SET(c, "MaxDepth", N(3)), 0);
+	assert_int_equal(SET(c, "IncludeRoot", B(false)), 0);
+	assert_int_equal(SET(c, "DispatchValues", S("false")), 0);
+	assert_int_equal(SET(c, "ReportSelf", S("off")), 0);
+	assert_int_equal(plugin_config_finish(c), 0);
+	assert_int_equal(errors_logged, 0);
+
+	assert_int_equal(c->backend, SAMPLER_TEXT);
+	assert_string_equal(c->cgroup_root, "/tmp/x");
+	assert_int_equal(c->nr_stats, 4);
+	assert_string_equal(c->stats[3]->name, "oom_kill");
+	assert_int_equal(cgroup_filter_count(c->filter), 3);
+	/* IgnoreSelected reached the filter */
+	assert_false(cgroup_filter_selected(c->filter, "/system.slice/a"));
+	assert_true(cgroup_filter_selected(c->filter, "/other"));
+	assert_int_equal(c->max_depth, 3);
+	assert_false(c->include_root);
+	assert_false(c->dispatch_values);
+	assert_false(c->report_self);
+
+	plugin_config_sampler_opts(c, &o);
+	assert_string_equal(o.cgroup_root, "/tmp/x");
+	assert_int_equal(o.max_depth, 3);
+	assert_int_equal(o.backend, SAMPLER_TEXT);
+	assert_int_equal(o.nr_stats, 4);
+	assert_false(o.strict_stats);
+}
+
+static void test_keys_are_case_insensitive(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "maxdepth", N(0)), 0);
+	assert_int_equal(c->max_depth, 0);
+}
+
+static void test_stat_all(void **state)
+{
+	struct plugin_config *c = *state;
+	size_t n;
+
+	stat_catalog(&n);
+	assert_int_equal(SET(c, "Stat", S("all")), 0);
+	assert_int_equal(c->nr_stats, n);
+}
+
+static void test_unknown_key(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "Interval2", N(3)), -EINVAL);
+	assert_one_error("\"Interval2\"", "unknown config key");
+	assert_int_equal(plugin_config_finish(c), -EINVAL);
+	assert_int_equal(errors_logged, 1); /* finish does not log again */
+}
+
+static void test_unknown_stat(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "Stat", S("anon"), S("anonn")), -EINVAL);
+	assert_one_error("Stat \"anonn\"", "unknown stat");
+	assert_non_null(strstr(last_error, "anon"));
+	assert_int_equal(plugin_config_finish(c), -EINVAL);
+	assert_int_equal(errors_logged, 1);
+}
+
+static void test_bad_regex(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "Cgroup", S("/a(/")), -EINVAL);
+	assert_one_error("Cgroup \"/a(/\"", "regular expression");
+}
+
+static void test_bad_backend(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "Backend", S("ebpf")), -EINVAL);
+	assert_one_error("Backend \"ebpf\"", "auto, bpf, text");
+}
+
+static void test_negative_max_depth(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "MaxDepth", N(-1)), -EINVAL);
+	assert_one_error("MaxDepth -1", "0 or more");
+}
+
+static void test_wrong_types(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "MaxDepth", S("three")), -EINVAL);
+	assert_one_error("MaxDepth", "expects exactly one whole number, got a string");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "MaxDepth", N(2.5)), -EINVAL);
+	assert_one_error("MaxDepth", "not a whole number");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "IncludeRoot", N(1)), -EINVAL);
+	assert_one_error("IncludeRoot", "got a number");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "IncludeRoot", S("maybe")), -EINVAL);
+	assert_one_error("IncludeRoot", "not true or false");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "Backend", S("bpf"), S("text")), -EINVAL);
+	assert_one_error("Backend", "got 2 values");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "CgroupRoot", B(true)), -EINVAL);
+	assert_one_error("CgroupRoot", "got a boolean");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "Stat", S("anon"), N(4)), -EINVAL);
+	assert_one_error("Stat", "one or more strings, got a number");
+	errors_logged = 0;
+	assert_int_equal(plugin_config_set(c, "Cgroup", NULL, 0), -EINVAL);
+	assert_one_error("Cgroup", "got no value");
+	assert_int_equal(c->errors, 8);
+	/* nothing was changed by the rejected lines */
+	assert_int_equal(c->max_depth, -1);
+	assert_int_equal(c->nr_stats, 0);
+}
+
+static void test_empty_root(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "CgroupRoot", S("")), -EINVAL);
+	assert_one_error("CgroupRoot \"\"", "empty");
+	assert_string_equal(c->cgroup_root, "/sys/fs/cgroup");
+}
+
+static void test_last_value_wins(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "CgroupRoot", S("/a")), 0);
+	assert_int_equal(SET(c, "CgroupRoot", S("/b")), 0);
+	assert_string_equal(c->cgroup_root, "/b");
+	assert_int_equal(SET(c, "MaxDepth", N(100000)), 0);
+	assert_int_equal(c->max_depth, 4096);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_all_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keys_are_case_insensitive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stat_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_stat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_regex, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_backend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_negative_max_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_value_wins, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
