@@ -95,24 +95,23 @@ static int mb_config(oconfig_item_t *ci)
 	}
 	for (int i = 0; i < ci->children_num; i++) {
 		oconfig_item_t *child = &ci->children[i];
-		struct cfg_value values[64];
-		int n = child->values_num;
+		int n = child->values_num > 0 ? child->values_num : 0;
+		struct cfg_value *values;
 
 		if (child->children_num > 0) {
 			ERROR(MB_LOG_PREFIX "%s: blocks are not supported here", child->key);
 			pending_config_failed = true;
 			continue;
 		}
-		if (n > (int)(sizeof(values) / sizeof(values[0]))) {
-			ERROR(MB_LOG_PREFIX "%s: at most %zu values per line", child->key,
-			      sizeof(values) / sizeof(values[0]));
+		values = calloc(n ? n : 1, sizeof(*values));
+		if (!values) {
+			ERROR(MB_LOG_PREFIX "%s: out of memory", child->key);
 			pending_config_failed = true;
 			continue;
 		}
 		for (int j = 0; j < n; j++) {
 			const oconfig_value_t *v = &child->values[j];
 
-			memset(&values[j], 0, sizeof(values[j]));
 			if (v->type == OCONFIG_TYPE_STRING) {
 				values[j].type = CFG_STRING;
 				values[j].string = v->value.string;
@@ -126,6 +125,7 @@ static int mb_config(oconfig_item_t *ci)
 		}
 		/* logs one error naming the key; init will then fail */
 		plugin_config_set(&pending->cfg, child->key, values, (size_t)n);
+		free(values);
 	}
 	/* collectd keeps running other plugins only when config returns 0 */
 	return 0;

@@ -55,9 +55,20 @@ for c in "${CASES[@]}"; do
 done
 
 # the good config next to them does work (the checks above can tell the difference)
-dir=$(write_conf good 1 "" '  Backend "auto"')
+# (every key, as README shows it; several values per Stat line, Stat repeated)
+dir=$(write_conf good 1 "" '  Backend "auto"
+  CgroupRoot "'"$CGROUP_ROOT"'"
+  Stat "anon" "file" "kernel" "shmem" "pgfault" "pgmajfault" "usage" "oom_kill"
+  Stat "file_mapped"
+  Cgroup "/system.slice/*"
+  Cgroup "/^/$/"
+  IgnoreSelected false
+  MaxDepth 3
+  IncludeRoot true
+  DispatchValues true
+  ReportSelf true')
 start_daemon "$dir"
-check "control: a good config writes memcg_bpf values" wait_rows "csv_file '$dir' self count-cgroups_seen" 2 15
+check "control: a good config writes memcg_bpf values" wait_rows "csv_file '$dir' root bytes-usage" 2 15
 stop_daemon
 check "control: and logs no error" bash -c "! grep -q '\[error\]' '$dir/collectd.log'"
 finish
