@@ -2,7 +2,7 @@
 /*
  * memcg-bench: cost per cgroup of one sample of a whole tree, for the text
  * backend, the bpf backend, a bare bpf walk that reads no stats, and the
- * plain hand-written reader. It creates flat trees of N cgroups under
+ * plain hand-written reader, taking turns. It creates flat trees of N cgroups under
  * --parent (run it in a VM or on a machine whose cgroup tree is yours) and
  * removes them afterwards. Prints medians in microseconds per cgroup.
  */
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,11 +65,18 @@ static int write_file(const char *path, const char *text)
 }
 
 /* ROOT plus N children: N + 1 memory cgroups. */
-static int make_tree(const char *root, long n, char ***dirs_out)
+static int make_tree(const char *parent, const char *root, long n, char ***dirs_out)
 {
 	char path[8192], **dirs;
 	int err;
 
+	/* memory must be on in the parent for ROOT to be a memory cgroup */
+	snprintf(path, sizeof(path), "%.4000s/cgroup.subtree_control", parent);
+	err = write_file(path, "+memory");
+	if (err) {
+		mb_err("cannot enable memory in %s: %s", path, strerror(-err));
+		return err;
+	}
 	if (mkdir(root, 0755) && errno != EEXIST)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
@@ -100,68 +108,99 @@ static void remove_tree(char **dirs, long n)
 	free(dirs);
 }
 
-/* Median wall time of one whole-tree sample, in µs per cgroup. */
-static int time_sampler(const char *root, enum sampler_backend backend, const struct stat_def **stats,
-			size_t nr_stats, int repeat, double *us_per_cgroup)
+/*
+ * The four readers of one tree. They take turns, one sample each per round,
+ * so that drift in the machine's speed (TCG is noisy) hits them alike.
+ */
+enum reader { R_TEXT, R_PLAIN, R_BPF, R_BARE, NR_READERS };
+
+struct readers {
+	struct sampler *sampler[NR_READERS]; /* R_PLAIN: none */
+	struct sample_table table[NR_READERS];
+	struct plain_reader *plain;
+	uint64_t *plain_values;
+	size_t rows[NR_READERS];
+};
+
+static int open_readers(struct readers *r, const char *root, char **dirs, long n,
+			const struct stat_def **stats, size_t nr_stats)
 {
-	struct sampler_opts opts = {
-		.cgroup_root = root, .max_depth = -1, .backend = backend,
-		.stats = stats, .nr_stats = nr_stats,
+	static const enum sampler_backend backend[NR_READERS] = {
+		[R_TEXT] = SAMPLER_TEXT, [R_BPF] = SAMPLER_BPF, [R_BARE] = SAMPLER_BPF,
 	};
-	struct sample_table t;
-	struct sampler *s;
-	uint64_t *ns;
-	size_t rows = 0;
-	int err, i;
+	const char *names[128];
+	int err;
 
-	err = sampler_open(&opts, &s);
-	if (err)
-		return err;
-	ns = calloc(repeat, sizeof(*ns));
-	sampler_table_init(s, &t);
-	for (i = -3; i < repeat && !err; i++) { /* 3 warm-up rounds */
-		uint64_t start = now_ns();
+	for (int k = 0; k < NR_READERS; k++) {
+		struct sampler_opts opts = {
+			.cgroup_root = root, .max_depth = -1, .backend = backend[k],
+			.stats = k == R_BARE ? NULL : stats, .nr_stats = k == R_BARE ? 0 : nr_stats,
+		};
 
-		err = sampler_sample(s, &t);
-		if (i >= 0)
-			ns[i] = now_ns() - start;
-		rows = t.nr_rows;
+		if (k == R_PLAIN)
+			continue;
+		err = sampler_open(&opts, &r->sampler[k]);
+		if (err)
+			return err;
+		sampler_table_init(r->sampler[k], &r->table[k]);
 	}
-	if (!err)
-		*us_per_cgroup = median_us(ns, repeat) / (rows ? rows : 1);
-	free(ns);
-	sample_table_free(&t);
-	sampler_close(s);
+	for (size_t k = 0; k < nr_stats; k++)
+		names[k] = stats[k]->name;
+	r->plain_values = calloc((n + 1) * nr_stats, sizeof(*r->plain_values));
+	if (!r->plain_values)
+		return -ENOMEM;
+	r->rows[R_PLAIN] = n + 1;
+	return plain_reader_open(dirs, n + 1, names, nr_stats, &r->plain);
+}
+
+static int run_reader(struct readers *r, enum reader k)
+{
+	int err;
+
+	if (k == R_PLAIN)
+		return plain_reader_read(r->plain, r->plain_values);
+	err = sampler_sample(r->sampler[k], &r->table[k]);
+	r->rows[k] = r->table[k].nr_rows;
 	return err;
 }
 
-static int time_plain(char **dirs, long n, const struct stat_def **stats, size_t nr_stats, int repeat,
-		      double *us_per_cgroup)
+static void close_readers(struct readers *r)
 {
-	const char *names[128];
-	struct plain_reader *r;
-	uint64_t *values, *ns;
-	int err, i;
-
-	for (size_t k = 0; k < nr_stats; k++)
-		names[k] = stats[k]->name;
-	err = plain_reader_open(dirs, n + 1, names, nr_stats, &r);
-	if (err)
-		return err;
-	values = calloc((n + 1) * nr_stats, sizeof(*values));
-	ns = calloc(repeat, sizeof(*ns));
-	for (i = -3; i < repeat && !err; i++) {
-		uint64_t start = now_ns();
-
-		err = plain_reader_read(r, values);
-		if (i >= 0)
-			ns[i] = now_ns() - start;
+	for (int k = 0; k < NR_READERS; k++) {
+		sample_table_free(&r->table[k]);
+		sampler_close(r->sampler[k]);
 	}
-	if (!err)
-		*us_per_cgroup = median_us(ns, repeat) / (n + 1);
-	free(ns);
-	free(values);
-	plain_reader_close(r);
+	plain_reader_close(r->plain);
+	free(r->plain_values);
+}
+
+/* Median wall time of one whole-tree sample of each reader, in µs per cgroup. */
+static int time_readers(const char *root, char **dirs, long n, const struct stat_def **stats,
+			size_t nr_stats, int repeat, double us[NR_READERS])
+{
+	struct readers r = { 0 };
+	uint64_t *ns[NR_READERS] = { 0 };
+	int err, i, k;
+
+	err = open_readers(&r, root, dirs, n, stats, nr_stats);
+	for (k = 0; k < NR_READERS && !err; k++)
+		if (!(ns[k] = calloc(repeat, sizeof(uint64_t))))
+			err = -ENOMEM;
+	for (i = -3; i < repeat && !err; i++) { /* 3 warm-up rounds */
+		for (k = 0; k < NR_READERS && !err; k++) {
+			uint64_t start = now_ns();
+
+			err = run_reader(&r, k);
+			if (i >= 0)
+				ns[k][i] = now_ns() - start;
+		}
+	}
+	for (k = 0; k < NR_READERS; k++) {
+		if (!err)
+			us[k] = median_us(ns[k], repeat) / (r.rows[k] ? r.rows[k] : 1);
+		free(ns[k]);
+	}
+	close_readers(&r);
 	return err;
 }
 
@@ -203,6 +242,22 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 	return o->repeat > 0 && o->nr_sizes > 0 ? 0 : -EINVAL;
 }
 
+/*
+ * Both fd-keeping readers are open at once and each wants 3 fds per cgroup:
+ * give them room (root may raise the hard limit), else the hard limit.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl = { .rlim_cur = 65536, .rlim_max = 65536 };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o = {
@@ -217,35 +272,31 @@ int main(int argc, char **argv)
 	if (stat_parse_list(o.stats, stats, 128, &nr_stats))
 		return 2;
 	mb_log_set_level(LOG_WARNING);
+	raise_fd_limit();
 	printf("# memcg-bench: %zu stats (%s), median of %d samples, us per cgroup\n", nr_stats,
 	       o.stats ? o.stats : STAT_DEFAULT_LIST, o.repeat);
 	printf("%8s %10s %10s %10s %10s %9s %9s %10s\n", "cgroups", "text", "plain", "bpf", "bare_walk",
 	       "text/bpf", "bpf/bare", "text/plain");
 	for (int i = 0; i < o.nr_sizes; i++) {
-		double text = 0, plain = 0, bpf = 0, bare = 0;
+		double us[NR_READERS] = { 0 };
 		char root[4096], **dirs = NULL;
 		long n = o.sizes[i];
 
 		snprintf(root, sizeof(root), "%s/memcg-bench-%ld", o.parent, n);
-		err = make_tree(root, n, &dirs);
+		err = make_tree(o.parent, root, n, &dirs);
 		if (err) {
 			mb_err("cannot create %ld cgroups under %s: %s", n, root, strerror(-err));
 			return 1;
 		}
-		err = time_sampler(root, SAMPLER_TEXT, stats, nr_stats, o.repeat, &text);
-		if (!err)
-			err = time_plain(dirs, n, stats, nr_stats, o.repeat, &plain);
-		if (!err)
-			err = time_sampler(root, SAMPLER_BPF, stats, nr_stats, o.repeat, &bpf);
-		if (!err)
-			err = time_sampler(root, SAMPLER_BPF, NULL, 0, o.repeat, &bare);
+		err = time_readers(root, dirs, n, stats, nr_stats, o.repeat, us);
 		remove_tree(dirs, n);
 		if (err) {
 			mb_err("benchmark at %ld cgroups failed: %s", n, strerror(-err));
 			return 1;
 		}
-		printf("%8ld %10.2f %10.2f %10.2f %10.2f %9.1f %9.2f %10.2f\n", n + 1, text, plain, bpf, bare,
-		       text / bpf, bpf / bare, text / plain);
+		printf("%8ld %10.2f %10.2f %10.2f %10.2f %9.1f %9.2f %10.2f\n", n + 1, us[R_TEXT],
+		       us[R_PLAIN], us[R_BPF], us[R_BARE], us[R_TEXT] / us[R_BPF], us[R_BPF] / us[R_BARE],
+		       us[R_TEXT] / us[R_PLAIN]);
 		fflush(stdout);
 	}
 	return 0;

@@ -12,7 +12,7 @@ enum { F_STAT, F_CURRENT, F_EVENTS, NR_FILES };
 
 struct plain_reader {
 	size_t nr_dirs, nr_names;
-	const char *const *names;
+	const char **names; /* copied: the caller's array may go */
 	size_t *name_len;
 	int *fds; /* nr_dirs x NR_FILES, -1 where not needed */
 	char buf[16384];
@@ -30,16 +30,18 @@ int plain_reader_open(char **dirs, size_t nr_dirs, const char *const *names, siz
 		return -ENOMEM;
 	r->nr_dirs = nr_dirs;
 	r->nr_names = nr_names;
-	r->names = names;
+	r->names = calloc(nr_names, sizeof(*r->names));
 	r->name_len = calloc(nr_names, sizeof(*r->name_len));
 	r->fds = malloc(nr_dirs * NR_FILES * sizeof(int));
-	if (!r->name_len || !r->fds) {
+	if (!r->names || !r->name_len || !r->fds) {
 		r->nr_dirs = 0; /* no fds to close yet */
 		plain_reader_close(r);
 		return -ENOMEM;
 	}
-	for (size_t n = 0; n < nr_names; n++)
+	for (size_t n = 0; n < nr_names; n++) {
+		r->names[n] = names[n];
 		r->name_len[n] = strlen(names[n]);
+	}
 	for (size_t d = 0; d < nr_dirs; d++) {
 		for (int f = 0; f < NR_FILES; f++) {
 			snprintf(path, sizeof(path), "%s/%s", dirs[d], files[f]);
@@ -108,5 +110,6 @@ void plain_reader_close(struct plain_reader *r)
 				close(r->fds[i]);
 	free(r->fds);
 	free(r->name_len);
+	free(r->names);
 	free(r);
 }

@@ -28,6 +28,10 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "memory_stat_parse.h"
+
+/* Even with no sign of change, rescan this often (see the change probe). */
+#define FULL_REFRESH_EVERY 32
 
 struct node {
 	struct cgroup_entry e;
@@ -64,6 +68,12 @@ struct cgroup_index {
 	size_t nr_todo, todo_cap;
 
 	bool warned_long, warned_open;
+
+	/* change probe: the root's cgroup.stat (v2 only), -1 without it */
+	int stat_fd;
+	uint64_t descendants;
+	bool stale;
+	unsigned int unchanged_probes;
 };
 
 /* ------------------------------------------------------------ the table */
@@ -453,6 +463,51 @@ static void clear(struct cgroup_index *idx)
 
 /* ------------------------------------------------------------ API */
 
+/* ------------------------------------------------------------ change probe */
+
+/*
+ * cgroup v2 counts a cgroup's live descendants in its cgroup.stat. While
+ * that count stays what it was at the last refresh and no indexed cgroup
+ * failed to read since (cgroup_index_mark_stale), the tree is taken as
+ * unchanged: an addition changes the count, a removal of an indexed cgroup
+ * fails its reads. One read replaces a stat per cgroup. What the count can
+ * miss (a removal outside the index paired with an addition) is caught by a
+ * full refresh every FULL_REFRESH_EVERY probes.
+ */
+static int read_descendants(const struct cgroup_index *idx, uint64_t *out)
+{
+	char buf[256];
+	ssize_t n;
+
+	n = pread(idx->stat_fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return -errno;
+	return memory_stat_find(buf, (size_t)n, "nr_descendants", out);
+}
+
+void cgroup_index_mark_stale(struct cgroup_index *idx)
+{
+	idx->stale = true;
+}
+
+int cgroup_index_refresh_if_changed(struct cgroup_index *idx)
+{
+	uint64_t descendants = 0;
+	int err;
+
+	if (idx->stat_fd >= 0 && !idx->stale && ++idx->unchanged_probes < FULL_REFRESH_EVERY &&
+	    read_descendants(idx, &descendants) == 0 && descendants == idx->descendants)
+		return 0;
+	err = cgroup_index_refresh(idx);
+	if (err)
+		return err;
+	if (idx->stat_fd >= 0 && read_descendants(idx, &descendants) == 0)
+		idx->descendants = descendants;
+	idx->stale = false;
+	idx->unchanged_probes = 0;
+	return 0;
+}
+
 int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index **out)
 {
 	struct cgroup_index *idx;
@@ -463,6 +518,7 @@ int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index *
 	if (!idx)
 		return -ENOMEM;
 	idx->max_depth = max_depth;
+	idx->stat_fd = -1;
 	err = -ENOMEM;
 	idx->root_dir = strdup(root_dir);
 	idx->tab = calloc(64, sizeof(*idx->tab));
@@ -487,6 +543,11 @@ int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index *
 	err = rebuild_order(idx);
 	if (err)
 		goto close_root;
+	idx->stat_fd = openat(root_fd, "cgroup.stat", O_RDONLY | O_CLOEXEC);
+	if (idx->stat_fd >= 0 && read_descendants(idx, &idx->descendants) < 0) {
+		close(idx->stat_fd);
+		idx->stat_fd = -1;
+	}
 	close(root_fd);
 	*out = idx;
 	return 0;
@@ -605,5 +666,7 @@ void cgroup_index_close(struct cgroup_index *idx)
 	free(idx->tab);
 	free(idx->order);
 	free(idx->root_dir);
+	if (idx->stat_fd >= 0)
+		close(idx->stat_fd);
 	free(idx);
 }

@@ -22,6 +22,15 @@ struct cgroup_index;
 int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index **out);
 /* Rescans cgroupfs: adds new cgroups, drops removed ones. 0 or -errno. */
 int cgroup_index_refresh(struct cgroup_index *idx);
+/*
+ * A refresh only when the tree may have changed: on cgroup v2 the root's
+ * cgroup.stat descendant count moved, cgroup_index_mark_stale() was called,
+ * or it is time for a periodic full refresh. Without cgroup.stat (v1) it
+ * always refreshes.
+ */
+int cgroup_index_refresh_if_changed(struct cgroup_index *idx);
+/* Tells the index a cgroup it listed could not be read: refresh next time. */
+void cgroup_index_mark_stale(struct cgroup_index *idx);
 const struct cgroup_entry *cgroup_index_find(const struct cgroup_index *idx, uint64_t id);
 size_t cgroup_index_count(const struct cgroup_index *idx);
 /* Entry @i in pre-order (a parent before its children), NULL past the end; valid until the next refresh. */

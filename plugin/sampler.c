@@ -41,7 +41,8 @@ static int try_backend(struct sampler *s, const struct sampler_backend_ops *ops,
 {
 	int err;
 
-	memcpy(s->stats, opts->stats, opts->nr_stats * sizeof(s->stats[0]));
+	if (opts->nr_stats)
+		memcpy(s->stats, opts->stats, opts->nr_stats * sizeof(s->stats[0]));
 	s->nr_stats = opts->nr_stats;
 	s->ops = ops;
 	why[0] = '\0';

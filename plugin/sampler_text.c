@@ -4,7 +4,8 @@
  * (v1: the total_* lines of memory.stat, memory.usage_in_bytes and
  * memory.oom_control) of every cgroup in the index.
  *
- * Per sample: one index refresh (a stat per cgroup, see cgroup_index.c),
+ * Per sample: an index refresh when the tree may have changed (see
+ * cgroup_index_refresh_if_changed()),
  * then one pread at offset 0 per needed file per cgroup on fds kept open
  * across samples. The number of cgroups whose fds stay open is bounded by
  * RLIMIT_NOFILE; the others open and close their files every sample.
@@ -364,7 +365,7 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 
 	t->timestamp_ns = now_ns(CLOCK_REALTIME);
 	t->skipped = 0;
-	err = cgroup_index_refresh(pr->idx);
+	err = cgroup_index_refresh_if_changed(pr->idx);
 	if (err) {
 		mb_err("text backend: cannot rescan %s: %s", s->mount.dir, strerror(-err));
 		return err;
@@ -387,6 +388,7 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 			break;
 		case CG_SKIPPED:
 			state_close_fds(st);
+			cgroup_index_mark_stale(pr->idx);
 			t->skipped++;
 			break;
 		case CG_NO_ROW:

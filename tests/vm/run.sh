@@ -10,7 +10,10 @@
 # Environment:
 #   MEMCG_BPF_BUILDDIR     build dir with memcg-bpf-sample (required)
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
-#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback" (default)
+#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback" (default);
+#                          KERNEL:SET runs another guest set on KERNEL
+#                          (bench/run.sh uses kfunc:bench)
+#   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
 #   MEMCG_BPF_VM_TIMEOUT   seconds per VM before it counts as hung (600)
 #   MEMCG_BPF_VM_TEST_TIMEOUT  seconds per guest test before it counts as hung (240)
 #   MEMCG_BPF_VM_ONLY      comma-separated test names to run (debugging)
@@ -46,7 +49,9 @@ echo "vm: fetching kernels"
 cat "$LOGDIR/kernels.txt"
 
 initrd=$LOGDIR/initramfs.cpio.gz
-"$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" || die "cannot build the initramfs"
+# shellcheck disable=SC2086
+"$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" ${MEMCG_BPF_VM_PROGRAMS:-} ||
+	die "cannot build the initramfs"
 
 total_pass=0
 total_fail=0
@@ -115,12 +120,13 @@ boot() {
   $name: kernel ${kver:-unknown}: $pass passed, $fail failed, $skip skipped in ${secs}s: $verdict"
 }
 
-for name in $KERNELS; do
-	vmlinuz=$(awk -v n="$name" '$1 == n { print $3 }' "$LOGDIR/kernels.txt")
+for spec in $KERNELS; do
+	kernel=${spec%%:*} name=${spec#*:}
+	vmlinuz=$(awk -v n="$kernel" '$1 == n { print $3 }' "$LOGDIR/kernels.txt")
 	if [ -z "$vmlinuz" ]; then
 		total_fail=$((total_fail + 1))
 		summary="$summary
-  $name: no such kernel (kfunc or fallback)"
+  $kernel: no such kernel (kfunc or fallback)"
 		continue
 	fi
 	boot "$name" "$vmlinuz"

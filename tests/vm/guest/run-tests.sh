@@ -244,6 +244,23 @@ t_bpf_needs_kfunc() {
 
 t_values_text_small() { values text 50; }
 
+# ---------------------------------------------------------------- bench set
+
+# memcg-bench (bench/memcg_bench.c) at 10, 100 and 1,000 cgroups; each line
+# of its table goes to the host as an INFO line.
+t_bench() {
+	command -v memcg-bench >/dev/null || { why "memcg-bench is not in the initramfs"; return 1; }
+	memcg-bench --parent "$CG" --sizes "${VMTEST_BENCH_SIZES:-10,100,1000}" \
+		--repeat "${VMTEST_BENCH_REPEAT:-30}" > "$WORK/bench.out" 2> "$WORK/bench.err"
+	rc=$?
+	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
+	if [ $rc -ne 0 ]; then
+		head -n 40 "$WORK/bench.err" | while IFS= read -r line; do info "stderr: $line"; done
+		why "exit $rc: $(first_line "$WORK/bench.err")"
+		return 1
+	fi
+}
+
 # ---------------------------------------------------------------- main
 
 # run_test starts each test as "run-tests.sh --one FUNCTION" in its own session.
@@ -275,8 +292,11 @@ fallback)
 	run_test values_text t_values_text_small
 	run_test unknown_stat t_unknown_stat
 	;;
+bench)
+	run_test bench t_bench
+	;;
 *)
-	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback)"
+	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bench)"
 	FAILED=$((FAILED + 1))
 	;;
 esac
