@@ -542,6 +542,75 @@ static void test_mount_host(void **state)
 	}
 }
 
+/* ROOT/cgroup.stat as cgroup v2 keeps it: "nr_descendants N". */
+static void write_descendants(const struct tree *t, int n)
+{
+	char p[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/cgroup.stat", t->root);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fprintf(f, "nr_descendants %d\nnr_dying_descendants 0\n", n);
+	fclose(f);
+}
+
+static void test_probe_skips_rescan_while_count_unchanged(void **state)
+{
+	struct tree *t = *state;
+
+	mk(t, "a");
+	write_descendants(t, 1);
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	mk(t, "b"); /* the count was not updated: the probe must not look */
+	assert_int_equal(cgroup_index_refresh_if_changed(t->idx), 0);
+	assert_null(cgroup_index_find(t->idx, ino(t, "b")));
+	write_descendants(t, 2);
+	assert_int_equal(cgroup_index_refresh_if_changed(t->idx), 0);
+	assert_non_null(cgroup_index_find(t->idx, ino(t, "b")));
+}
+
+static void test_probe_rescans_when_marked_stale(void **state)
+{
+	struct tree *t = *state;
+	uint64_t a;
+
+	mk(t, "a");
+	write_descendants(t, 1);
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	a = ino(t, "a");
+	mk(t, "c"); /* before the rmdir, so that c does not reuse a's inode */
+	rm(t, "a"); /* same count: only a failed read of "a" tells */
+	cgroup_index_mark_stale(t->idx);
+	assert_int_equal(cgroup_index_refresh_if_changed(t->idx), 0);
+	assert_null(cgroup_index_find(t->idx, a));
+	assert_non_null(cgroup_index_find(t->idx, ino(t, "c")));
+}
+
+static void test_probe_full_refresh_periodically(void **state)
+{
+	struct tree *t = *state;
+	int i;
+
+	write_descendants(t, 0);
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	mk(t, "late");
+	for (i = 0; i < 40 && !cgroup_index_find(t->idx, ino(t, "late")); i++)
+		assert_int_equal(cgroup_index_refresh_if_changed(t->idx), 0);
+	assert_non_null(cgroup_index_find(t->idx, ino(t, "late")));
+	assert_true(i > 1);
+}
+
+static void test_probe_without_cgroup_stat_always_rescans(void **state)
+{
+	struct tree *t = *state;
+
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	mk(t, "x");
+	assert_int_equal(cgroup_index_refresh_if_changed(t->idx), 0);
+	assert_non_null(cgroup_index_find(t->idx, ino(t, "x")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +635,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mount_file_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mount_empty_root, setup, teardown),
 		cmocka_unit_test(test_mount_host),
+		cmocka_unit_test_setup_teardown(test_probe_skips_rescan_while_count_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_rescans_when_marked_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_full_refresh_periodically, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_without_cgroup_stat_always_rescans, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
