@@ -1,7 +1,8 @@
 #!/bin/sh
 # The test command of the README: installs the build dependencies, builds,
-# and runs every test suite: unit and host tests (make check), the real-kernel
-# VM tests on Debian's 7.x and 6.12 kernels (make vmcheck) and make distcheck.
+# and runs every test suite: unit, host and collectd-daemon tests (make
+# check), the real-kernel VM tests on Debian's 7.x and 6.12 kernels (make
+# vmcheck) and make distcheck. The last line sums them up.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
@@ -9,11 +10,38 @@ build=${BUILD_DIR:-$top/build}
 BUILD_DIR=$build "$top/scripts/build.sh"
 cd "$build"
 status=0
-echo "=== make check (unit tests, host tests)"
-make check || { status=1; cat tests/host/*.log tests/unit/*.log 2>/dev/null | tail -50; }
+echo "=== make check (unit, host and collectd-daemon tests)"
+make check >check.log 2>&1 || status=1
+sed -n '/^Testsuite summary/,$p' check.log | grep '^#'
+grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS)' check.log
+if [ $status -ne 0 ]; then
+	for log in $(grep -lE '^(FAIL|ERROR)' tests/*/*.trs 2>/dev/null | sed 's/\.trs$/.log/'); do
+		echo "--- $log"
+		tail -n 40 "$log"
+	done
+fi
+check_pass=$(sed -n 's/^# PASS: *//p' check.log)
+check_fail=$(sed -n 's/^# FAIL: *//p' check.log)
+check_error=$(sed -n 's/^# ERROR: *//p' check.log)
+
 echo "=== make vmcheck (Linux 7.x with the memcg kfuncs, Linux 6.12 without)"
-make vmcheck || status=1
+(make vmcheck 2>&1; echo "vmcheck exit $?") | tee vmcheck.log
+grep -q '^vmcheck exit 0$' vmcheck.log || status=1
+vm=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' vmcheck.log | tail -n 1)
+vm_pass=$(echo "$vm" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+vm_fail=$(echo "$vm" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+
 echo "=== make distcheck"
-make distcheck >distcheck.log 2>&1 || { status=1; tail -40 distcheck.log; }
-[ $status -eq 0 ] && echo "all test suites passed" || echo "SOME TEST SUITES FAILED"
+if make distcheck >distcheck.log 2>&1; then
+	echo "distcheck: ok ($(ls memcg_bpf-*.tar.gz))"
+	dist_pass=1 dist_fail=0
+else
+	status=1 dist_pass=0 dist_fail=1
+	tail -n 40 distcheck.log
+fi
+
+pass=$((${check_pass:-0} + ${vm_pass:-0} + dist_pass))
+fail=$((${check_fail:-0} + ${check_error:-0} + ${vm_fail:-1} + dist_fail))
+[ $status -eq 0 ] || [ $fail -gt 0 ] || fail=1
+echo "tests: $pass passed, $fail failed"
 exit $status
