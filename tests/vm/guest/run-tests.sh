@@ -72,6 +72,168 @@ t_values_bpf_vs_text() {
 	fi
 }
 
+# ---------------------------------------------------------------- collectd
+
+COLLECTD=/usr/sbin/collectd
+COLLECTD_PLUGINS=/usr/lib/collectd
+CD_HOST=vmtest
+
+# have_collectd: the daemon, the plugins and types.db are in the initramfs
+# (tests/vm/run.sh puts them there when the host has them).
+have_collectd() {
+	for f in "$COLLECTD" "$COLLECTD_PLUGINS/memcg_bpf.so" "$COLLECTD_PLUGINS/csv.so" \
+		"$COLLECTD_PLUGINS/logfile.so" /usr/share/collectd/types.db; do
+		if [ ! -f "$f" ]; then
+			why "$f is not in the initramfs (the host lacks collectd-core or the plugin was not built)"
+			return 1
+		fi
+	done
+}
+
+# collectd_conf DIR INTERVAL WRITER PLUGIN_BODY: a foreground collectd
+# configuration in DIR/collectd.conf with logfile (DIR/collectd.log), the
+# write plugin WRITER (csv: into DIR/csv; bench_sink: marks in DIR/marks)
+# and memcg_bpf with PLUGIN_BODY in its <Plugin> block.
+collectd_conf() {
+	case $3 in
+	csv) mkdir -p "$1/csv"; writer="<Plugin csv>
+  DataDir \"$1/csv\"
+  StoreRates false
+</Plugin>" ;;
+	bench_sink) writer="<Plugin bench_sink>
+  File \"$1/marks\"
+</Plugin>" ;;
+	*) why "collectd_conf: unknown writer $3"; return 1 ;;
+	esac
+	cat > "$1/collectd.conf" <<EOF
+Hostname "$CD_HOST"
+FQDNLookup false
+BaseDir "$1"
+PIDFile "$1/collectd.pid"
+PluginDir "$COLLECTD_PLUGINS"
+TypesDB "/usr/share/collectd/types.db"
+Interval $2
+ReadThreads 2
+WriteThreads 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$1/collectd.log"
+  Timestamp true
+  PrintSeverity true
+</Plugin>
+LoadPlugin $3
+$writer
+LoadPlugin memcg_bpf
+<Plugin memcg_bpf>
+$4
+</Plugin>
+EOF
+}
+
+# csv_rows FILE: data rows of a csv file (0 when missing).
+csv_rows() {
+	if [ -f "$1" ]; then echo $(($(wc -l < "$1") - 1)); else echo 0; fi
+}
+# csv_last DIR PLUGIN_INSTANCE TYPE-TYPE_INSTANCE: the last value written.
+csv_last() {
+	tail -n 1 "$1/csv/$CD_HOST/memcg_bpf-$2/$3"-* 2>/dev/null | cut -d, -f2
+}
+
+# stop_collectd PID: SIGTERM, then up to 30 s for it to exit; sets CD_RC to
+# its exit status ("killed" when it had to be). Not in a subshell: only this
+# shell can reap the daemon (a zombie still answers kill -0).
+stop_collectd() {
+	kill -TERM "$1"
+	t=0
+	while [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ] && kill -0 "$1" 2>/dev/null; do
+		t=$((t + 1))
+		if [ $t -gt 300 ]; then
+			for task in /proc/"$1"/task/*; do
+				echo "collectd thread ${task##*/} $(cat "$task/comm") state $(cut -d' ' -f3 "$task/stat") wchan $(cat "$task/wchan")"
+				cat "$task/stack"
+			done
+			kill -KILL "$1"
+			wait "$1"
+			CD_RC=killed
+			return
+		fi
+		sleep 0.1
+	done
+	wait "$1"
+	CD_RC=$?
+}
+
+# The real collectd daemon with Backend "bpf" on the >= 1,000-cgroup tree of
+# tree_1000 (its loads are stopped, so every page counter is idle): after a
+# few intervals it is stopped, and the last value csv wrote for every cgroup
+# and stat must equal memory.stat / memory.current / memory.events read right
+# after. check_values finds each cgroup's csv directory by the plugin's own
+# plugin_instance rule (plugin/instance_name.c linked into it), for every
+# cgroup including the ones whose names need escaping.
+CD_STATS="anon file kernel shmem file_mapped file_dirty slab sock pgfault pgmajfault workingset_refault_file usage max oom oom_kill"
+t_collectd_bpf() {
+	have_collectd || return 77
+	d=$WORK/collectd-bpf
+	rm -rf "$d"
+	mkdir -p "$d"
+	stats=$(for s in $CD_STATS; do printf '"%s" ' "$s"; done)
+	collectd_conf "$d" 2 csv "  Backend \"bpf\"
+  CgroupRoot \"$CG\"
+  Stat $stats" || { why "cannot write the configuration"; return 1; }
+	ncg=$(count_cgroups "$CG")
+	start=$(date +%s)
+	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+	cpid=$!
+	# three intervals: the self values of three samples
+	t=0
+	while [ "$(csv_rows "$(ls "$d/csv/$CD_HOST/memcg_bpf-self/count-cgroups_selected"-* 2>/dev/null | head -n 1)")" -lt 3 ]; do
+		t=$((t + 1))
+		if [ $t -gt 600 ] || ! kill -0 $cpid 2>/dev/null; then
+			cat "$d/stdout" "$d/collectd.log"
+			why "no 3 samples in 60 s: $(grep -iE 'error' "$d/collectd.log" "$d/stdout" | head -n 1 | cut -c 1-200)"
+			kill -KILL $cpid 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+	stop_collectd $cpid
+	rc=$CD_RC
+	secs=$(($(date +%s) - start))
+	check_values csv -n 1000 "$CG" "$d/csv/$CD_HOST" "$(echo $CD_STATS | tr ' ' ,)" > "$WORK/check" 2>&1
+	crc=$?
+	cat "$WORK/check"
+	cat "$d/collectd.log"
+	info "collectd ran ${secs}s (Interval 2), exit $rc; $(grep '^check_values [a-z]*:' "$WORK/check")"
+	backend=$(grep 'memcg_bpf plugin: backend ' "$d/collectd.log" | head -n 1 | sed 's/.*\] memcg_bpf/memcg_bpf/')
+	info "log: ${backend:-no backend line}"
+	selected=$(csv_last "$d" self count-cgroups_selected)
+	selected=${selected%%.*}
+	values=$(csv_last "$d" self count-values_dispatched)
+	errors=$(cat "$d/csv/$CD_HOST/memcg_bpf-self/derive-sample_errors"-* 2>/dev/null |
+		awk -F, 'NR > 1 && $2 != 0 { n++ } END { print n + 0 }')
+	info "self: cgroups_selected=$selected (cgroup dirs: $ncg) values_dispatched=${values%%.*} duration_sample=$(csv_last "$d" self duration-sample)s"
+	if [ "$rc" != 0 ]; then why "collectd exit status $rc after SIGTERM"; return 1; fi
+	if [ $crc -ne 0 ]; then
+		why "$(grep -v '^check_values csv:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
+		return 1
+	fi
+	case $backend in
+	*"backend bpf"*) ;;
+	*) why "the log does not say backend bpf: ${backend:-no backend line}"; return 1 ;;
+	esac
+	err=$({ grep -i '\[error\]' "$d/collectd.log"; grep -i 'error' "$d/stdout"; } | head -n 1)
+	if [ -n "$err" ]; then why "error line: $(echo "$err" | cut -c 1-200)"; return 1; fi
+	if [ "${selected:-0}" -lt 1000 ] || [ "$selected" -ne "$ncg" ]; then
+		why "self: cgroups_selected=${selected:-none}, expected all $ncg cgroups (>= 1000)"; return 1
+	fi
+	if [ "$(csv_last "$d" self gauge-backend-bpf)" != 1.000000 ]; then
+		why "self: backend-bpf is not 1"; return 1
+	fi
+	if [ "$errors" -ne 0 ]; then why "self: $errors samples with sample_errors != 0"; return 1; fi
+	rm -rf "$d/csv"
+}
+
 t_auto_selects_bpf() {
 	sample --backend auto --format json --count 1
 	rc=$?
@@ -253,6 +415,13 @@ t_bench() {
 	memcg-bench --parent "$CG" --sizes "${VMTEST_BENCH_SIZES:-10,100,1000}" \
 		--repeat "${VMTEST_BENCH_REPEAT:-30}" > "$WORK/bench.out" 2> "$WORK/bench.err"
 	rc=$?
+	# what one more stat costs: the bpf walk at 1,000 cgroups with 1 and all stats
+	for stats in anon all; do
+		[ $rc -eq 0 ] || break
+		memcg-bench --parent "$CG" --sizes 1000 --stats $stats \
+			--repeat "${VMTEST_BENCH_REPEAT:-30}" >> "$WORK/bench.out" 2>> "$WORK/bench.err"
+		rc=$?
+	done
 	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
 	if [ $rc -ne 0 ]; then
 		head -n 40 "$WORK/bench.err" | while IFS= read -r line; do info "stderr: $line"; done
@@ -279,6 +448,7 @@ kfunc)
 	run_test values_bpf t_values_bpf
 	run_test values_text t_values_text
 	run_test values_bpf_vs_text t_values_bpf_vs_text
+	run_test collectd_bpf t_collectd_bpf
 	run_test auto_selects_bpf t_auto_selects_bpf
 	run_test churn t_churn
 	run_test unknown_stat t_unknown_stat
