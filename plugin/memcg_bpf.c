@@ -8,7 +8,9 @@
  *              per interval) and registers the read callback with interval 0,
  *              so collectd applies the <LoadPlugin> or global Interval.
  *   read     - one sample; one value list per stat of every selected cgroup,
- *              plus the plugin's observations of itself.
+ *              plus the plugin's observations of itself; with a URL, a copy
+ *              of the selected rows goes to the sender thread (sender.h),
+ *              which ships it; read never waits on the network.
  *   shutdown - the read callback's user data owns everything and collectd
  *              frees it with free_func; shutdown frees a configuration that
  *              never got as far as init.
@@ -28,6 +30,12 @@
 #include "plugin_config.h"
 #include "sample_table.h"
 #include "sampler.h"
+#ifdef MEMCG_BPF_HAVE_SENDER
+#include <curl/curl.h>
+
+#include "sender.h"
+#include "snapshot.h"
+#endif
 
 #define PLUGIN_NAME "memcg_bpf"
 
@@ -39,6 +47,10 @@ struct mb_instance {
 	derive_t sample_errors;
 	value_list_t vl; /* reused for every value dispatched */
 	value_t value;
+#ifdef MEMCG_BPF_HAVE_SENDER
+	struct sender *sender;
+	bool curl_ready;
+#endif
 };
 
 /* The configuration between the config callback(s) and init. */
@@ -61,6 +73,14 @@ static void instance_free(void *arg)
 
 	if (!inst)
 		return;
+#ifdef MEMCG_BPF_HAVE_SENDER
+	/* first: the thread finishes before anything it could touch goes away */
+	sender_stop(inst->sender);
+	inst->sender = NULL;
+	if (inst->curl_ready)
+		curl_global_cleanup();
+	inst->curl_ready = false;
+#endif
 	if (inst->table_ready)
 		sample_table_free(&inst->table);
 	inst->table_ready = false;
@@ -193,7 +213,49 @@ static void dispatch_self(struct mb_instance *inst, bool sampled, size_t selecte
 	dispatch_one(inst, "derive", "sample_errors", DS_TYPE_DERIVE, 0, inst->sample_errors);
 	dispatch_one(inst, "gauge", "backend-bpf", DS_TYPE_GAUGE, strcmp(backend, "bpf") == 0, 0);
 	dispatch_one(inst, "gauge", "backend-text", DS_TYPE_GAUGE, strcmp(backend, "text") == 0, 0);
+#ifdef MEMCG_BPF_HAVE_SENDER
+	if (inst->sender) {
+		struct sender_stats st;
+		char ti[DATA_MAX_NAME_LEN];
+
+		sender_get_stats(inst->sender, &st);
+		dispatch_one(inst, "derive", "sender_batches_sent", DS_TYPE_DERIVE, 0, (derive_t)st.batches_sent);
+		dispatch_one(inst, "derive", "sender_samples_sent", DS_TYPE_DERIVE, 0, (derive_t)st.samples_sent);
+		dispatch_one(inst, "derive", "sender_retries", DS_TYPE_DERIVE, 0, (derive_t)st.retries);
+		dispatch_one(inst, "derive", "sender_bytes_sent", DS_TYPE_DERIVE, 0, (derive_t)st.bytes_sent);
+		for (int r = 0; r < DROP_NR; r++) {
+			snprintf(ti, sizeof(ti), "sender_dropped_batches-%s", drop_reason_name(r));
+			dispatch_one(inst, "derive", ti, DS_TYPE_DERIVE, 0, (derive_t)st.dropped_batches[r]);
+			snprintf(ti, sizeof(ti), "sender_dropped_samples-%s", drop_reason_name(r));
+			dispatch_one(inst, "derive", ti, DS_TYPE_DERIVE, 0, (derive_t)st.dropped_samples[r]);
+		}
+		dispatch_one(inst, "duration", "sender_last_send_latency", DS_TYPE_GAUGE, st.last_latency_s, 0);
+		dispatch_one(inst, "count", "sender_queue_length", DS_TYPE_GAUGE, (double)st.queued, 0);
+	}
+#endif
 }
+
+#ifdef MEMCG_BPF_HAVE_SENDER
+static bool snapshot_keep(const struct sample_row *row, void *arg)
+{
+	return row_selected(arg, row);
+}
+
+/* Hands a copy of the selected rows to the sender thread; never blocks. */
+static void ship(struct mb_instance *inst)
+{
+	struct sender_stats st;
+	struct snapshot *snap;
+
+	if (snapshot_from_table(&inst->table, snapshot_keep, inst, &snap)) {
+		ERROR(MB_LOG_PREFIX "out of memory copying an interval for the sender");
+		return;
+	}
+	sender_get_stats(inst->sender, &st);
+	sender_self_metrics(&st, snap);
+	sender_submit(inst->sender, snap);
+}
+#endif
 
 static int mb_read(user_data_t *ud)
 {
@@ -220,6 +282,10 @@ static int mb_read(user_data_t *ud)
 	}
 	if (inst->cfg.report_self)
 		dispatch_self(inst, true, selected, values);
+#ifdef MEMCG_BPF_HAVE_SENDER
+	if (inst->sender)
+		ship(inst);
+#endif
 	return 0;
 }
 
@@ -258,6 +324,36 @@ static int mb_init(void)
 
 	sampler_table_init(inst->sampler, &inst->table);
 	inst->table_ready = true;
+
+	if (inst->cfg.sender.nr_urls) {
+#ifdef MEMCG_BPF_HAVE_SENDER
+		CURLcode rc;
+
+		snprintf(log_context, sizeof(log_context), "URL \"%s\"", inst->cfg.sender.urls[0]);
+		/* init runs before the read threads: the one safe place for this */
+		rc = curl_global_init(CURL_GLOBAL_ALL);
+		if (rc != CURLE_OK) {
+			ERROR(MB_LOG_PREFIX "curl_global_init: %s", curl_easy_strerror(rc));
+			err = -EIO;
+			goto clear_context;
+		}
+		inst->curl_ready = true;
+		free(inst->cfg.sender.host);
+		inst->cfg.sender.host = strdup(hostname_g);
+		err = inst->cfg.sender.host ? sender_start(&inst->cfg.sender, &inst->sender) : -ENOMEM;
+		if (err)
+			goto clear_context;
+		log_context[0] = '\0';
+		INFO(MB_LOG_PREFIX "shipping %s to %s%s (%zu URL%s)", wire_format_name(inst->cfg.sender.format),
+		     inst->cfg.sender.urls[0], inst->cfg.sender.nr_urls > 1 ? " and failover" : "",
+		     inst->cfg.sender.nr_urls, inst->cfg.sender.nr_urls > 1 ? "s" : "");
+#else
+		ERROR(MB_LOG_PREFIX "URL: this build has no HTTP sender (configure found no protobuf-c, "
+		      "protoc-c, libcurl, snappy, zlib or zstd)");
+		err = -ENOTSUP;
+		goto clear_context;
+#endif
+	}
 	inst->vl.values = &inst->value;
 	inst->vl.values_len = 1;
 	sstrncpy(inst->vl.plugin, PLUGIN_NAME, sizeof(inst->vl.plugin));

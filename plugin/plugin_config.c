@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "metric_names.h"
 
 #define MAX_DEPTH_LIMIT 4096
 
@@ -18,12 +19,14 @@ enum cfg_shape {
 	SHAPE_STRINGS, /* one or more strings */
 	SHAPE_BOOLEAN, /* exactly one boolean (or "true"/"false"/... as a string) */
 	SHAPE_INTEGER, /* exactly one whole number */
+	SHAPE_NUMBER,  /* exactly one number */
 };
 
 union cfg_arg {
 	const char *string;
 	bool boolean;
 	long integer;
+	double number;
 };
 
 struct cfg_key {
@@ -143,6 +146,194 @@ BOOL_SETTER(set_include_root, include_root)
 BOOL_SETTER(set_dispatch_values, dispatch_values)
 BOOL_SETTER(set_report_self, report_self)
 
+/* ---- sender (issue 4) */
+static int set_url(struct plugin_config *c, const char *key, union cfg_arg arg,
+		   const struct cfg_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *u = v[i].string;
+
+		if (strncasecmp(u, "http://", 7) != 0 && strncasecmp(u, "https://", 8) != 0) {
+			mb_err("%s \"%s\": not an http:// or https:// URL", key, u);
+			return -EINVAL;
+		}
+		if (c->sender.nr_urls == SENDER_MAX_URLS) {
+			mb_err("%s \"%s\": more than %d URLs", key, u, SENDER_MAX_URLS);
+			return -E2BIG;
+		}
+		c->sender.urls[c->sender.nr_urls] = strdup(u);
+		if (!c->sender.urls[c->sender.nr_urls])
+			return -ENOMEM;
+		c->sender.nr_urls++;
+	}
+	return 0;
+}
+
+static int set_format(struct plugin_config *c, const char *key, union cfg_arg arg,
+		      const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (wire_format_parse(arg.string, &c->sender.format)) {
+		mb_err("%s \"%s\": not one of remote_write, remote_write_v2, otlp", key, arg.string);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_compression(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (compression_parse(arg.string, &c->sender.compression)) {
+		mb_err("%s \"%s\": not one of default, snappy, gzip, zstd, none", key, arg.string);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg,
+		     const struct cfg_value *v, size_t n)
+{
+	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "container_id" };
+	struct label_pair *l;
+
+	c->sender_keys++;
+	if (n != 2) {
+		mb_err("%s: expects a name and a value, got %zu strings", key, n);
+		return -EINVAL;
+	}
+	if (!label_name_allowed_static(v[0].string)) {
+		mb_err("%s \"%s\": not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with \"__\")", key,
+		       v[0].string);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strcmp(v[0].string, reserved[i]) == 0) {
+			mb_err("%s \"%s\": the plugin sets this label itself", key, v[0].string);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < c->sender.nr_labels; i++)
+		if (strcmp(c->sender.labels[i].name, v[0].string) == 0) {
+			mb_err("%s \"%s\": given twice", key, v[0].string);
+			return -EINVAL;
+		}
+	if (!v[1].string[0]) {
+		mb_err("%s \"%s\": the value must not be empty", key, v[0].string);
+		return -EINVAL;
+	}
+	if (c->sender.nr_labels == SENDER_MAX_LABELS) {
+		mb_err("%s \"%s\": more than %d labels", key, v[0].string, SENDER_MAX_LABELS);
+		return -E2BIG;
+	}
+	l = &c->sender.labels[c->sender.nr_labels];
+	l->name = strdup(v[0].string);
+	l->value = strdup(v[1].string);
+	if (!l->name || !l->value) {
+		free((char *)l->name);
+		free((char *)l->value);
+		return -ENOMEM;
+	}
+	c->sender.nr_labels++;
+	return 0;
+}
+
+static int set_positive(const char *key, long value, long min, size_t *out)
+{
+	if (value < min) {
+		mb_err("%s %ld: must be %ld or more", key, value, min);
+		return -EINVAL;
+	}
+	*out = (size_t)value;
+	return 0;
+}
+
+static int set_max_samples(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_positive(key, arg.integer, 1, &c->sender.max_samples);
+}
+
+static int set_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_positive(key, arg.integer, 1024, &c->sender.max_bytes);
+}
+
+static int set_queue_length(struct plugin_config *c, const char *key, union cfg_arg arg,
+			    const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_positive(key, arg.integer, 1, &c->sender.queue_length);
+}
+
+static int set_seconds(const char *key, double value, double *out)
+{
+	if (!(value > 0) || value > 3600) {
+		mb_err("%s %g: must be more than 0 and at most 3600 seconds", key, value);
+		return -EINVAL;
+	}
+	*out = value;
+	return 0;
+}
+
+static int set_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
+		       const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_seconds(key, arg.number, &c->sender.timeout_s);
+}
+
+static int set_connect_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
+			       const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_seconds(key, arg.number, &c->sender.connect_timeout_s);
+}
+
+static int set_path(char **dst, const char *key, const char *value)
+{
+	char *p;
+
+	if (!value[0]) {
+		mb_err("%s \"\": must not be empty", key);
+		return -EINVAL;
+	}
+	p = strdup(value);
+	if (!p)
+		return -ENOMEM;
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
+#define PATH_SETTER(fn, field)                                                             \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->sender_keys++;                                                          \
+		return set_path(&c->sender.field, key, arg.string);                        \
+	}
+PATH_SETTER(set_ca_cert, ca_cert)
+PATH_SETTER(set_client_cert, client_cert)
+PATH_SETTER(set_client_key, client_key)
+PATH_SETTER(set_bearer_token_file, bearer_token_file)
+PATH_SETTER(set_basic_auth_user, basic_auth_user)
+PATH_SETTER(set_basic_auth_password_file, basic_auth_password_file)
+
+#define SENDER_BOOL_SETTER(fn, field)                                                      \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->sender_keys++;                                                          \
+		c->sender.field = arg.boolean;                                             \
+		return 0;                                                                  \
+	}
+SENDER_BOOL_SETTER(set_verify_peer, verify_peer)
+SENDER_BOOL_SETTER(set_unit_label, unit_label)
+SENDER_BOOL_SETTER(set_container_id_label, container_id_label)
+
 static const struct cfg_key keys[] = {
 	{ "Backend", SHAPE_STRING, set_backend },
 	{ "CgroupRoot", SHAPE_STRING, set_cgroup_root },
@@ -153,13 +344,31 @@ static const struct cfg_key keys[] = {
 	{ "IncludeRoot", SHAPE_BOOLEAN, set_include_root },
 	{ "DispatchValues", SHAPE_BOOLEAN, set_dispatch_values },
 	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
+	{ "URL", SHAPE_STRINGS, set_url },
+	{ "Format", SHAPE_STRING, set_format },
+	{ "Compression", SHAPE_STRING, set_compression },
+	{ "Label", SHAPE_STRINGS, set_label },
+	{ "UnitLabel", SHAPE_BOOLEAN, set_unit_label },
+	{ "ContainerIdLabel", SHAPE_BOOLEAN, set_container_id_label },
+	{ "MaxSamplesPerSend", SHAPE_INTEGER, set_max_samples },
+	{ "MaxBytesPerSend", SHAPE_INTEGER, set_max_bytes },
+	{ "QueueLength", SHAPE_INTEGER, set_queue_length },
+	{ "Timeout", SHAPE_NUMBER, set_timeout },
+	{ "ConnectTimeout", SHAPE_NUMBER, set_connect_timeout },
+	{ "CACert", SHAPE_STRING, set_ca_cert },
+	{ "ClientCert", SHAPE_STRING, set_client_cert },
+	{ "ClientKey", SHAPE_STRING, set_client_key },
+	{ "BearerTokenFile", SHAPE_STRING, set_bearer_token_file },
+	{ "BasicAuthUser", SHAPE_STRING, set_basic_auth_user },
+	{ "BasicAuthPasswordFile", SHAPE_STRING, set_basic_auth_password_file },
+	{ "VerifyPeer", SHAPE_BOOLEAN, set_verify_peer },
 };
 
 #define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 const char *plugin_config_keys(void)
 {
-	static char list[512];
+	static char list[1024];
 
 	if (!list[0]) {
 		size_t off = 0;
@@ -180,6 +389,7 @@ int plugin_config_init(struct plugin_config *c)
 	c->include_root = true;
 	c->dispatch_values = true;
 	c->report_self = true;
+	sender_config_init(&c->sender);
 	if (!c->cgroup_root || !c->filter) {
 		plugin_config_free(c);
 		return -ENOMEM;
@@ -225,6 +435,7 @@ static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_
 		[SHAPE_STRINGS] = "one or more strings",
 		[SHAPE_BOOLEAN] = "exactly one boolean (true or false)",
 		[SHAPE_INTEGER] = "exactly one whole number",
+		[SHAPE_NUMBER] = "exactly one number",
 	};
 	const char *got = NULL;
 	char got_buf[64];
@@ -259,6 +470,14 @@ static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_
 				got = "a number that is not a whole number";
 			else
 				arg->integer = (long)v[i].number;
+			break;
+		case SHAPE_NUMBER:
+			if (v[i].type != CFG_NUMBER)
+				got = type_name(v[i].type);
+			else if (!isfinite(v[i].number))
+				got = "a number that is not finite";
+			else
+				arg->number = v[i].number;
 			break;
 		}
 	}
@@ -299,6 +518,46 @@ count_error:
 	return err;
 }
 
+/* The sender keys that only make sense together. One error each, counted. */
+static int sender_config_finish(struct plugin_config *c)
+{
+	const struct sender_config *s = &c->sender;
+	char why[160];
+	int errors = 0;
+
+	if (!s->nr_urls) {
+		if (c->sender_keys) {
+			mb_err("URL: sender keys are given but no URL to send to");
+			errors++;
+		}
+		goto out;
+	}
+	if (compression_check(s->format, s->compression, why, sizeof(why))) {
+		mb_err("Compression \"%s\": %s", compression_name(s->compression), why);
+		errors++;
+	}
+	if (!s->client_cert != !s->client_key) {
+		mb_err("%s: ClientCert and ClientKey go together", s->client_cert ? "ClientCert" : "ClientKey");
+		errors++;
+	}
+	if (!s->basic_auth_user != !s->basic_auth_password_file) {
+		mb_err("%s: BasicAuthUser and BasicAuthPasswordFile go together",
+		       s->basic_auth_user ? "BasicAuthUser" : "BasicAuthPasswordFile");
+		errors++;
+	}
+	if (s->basic_auth_user && s->bearer_token_file) {
+		mb_err("BearerTokenFile: cannot be used together with BasicAuthUser");
+		errors++;
+	}
+	if (s->connect_timeout_s > s->timeout_s) {
+		mb_err("ConnectTimeout %g: longer than Timeout %g", s->connect_timeout_s, s->timeout_s);
+		errors++;
+	}
+out:
+	c->errors += errors;
+	return errors ? -EINVAL : 0;
+}
+
 int plugin_config_finish(struct plugin_config *c)
 {
 	int err;
@@ -313,7 +572,7 @@ int plugin_config_finish(struct plugin_config *c)
 		}
 	}
 	cgroup_filter_set_ignore_selected(c->filter, c->ignore_selected);
-	return 0;
+	return sender_config_finish(c);
 }
 
 void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_opts *opts)
@@ -333,4 +592,5 @@ void plugin_config_free(struct plugin_config *c)
 	c->cgroup_root = NULL;
 	cgroup_filter_free(c->filter);
 	c->filter = NULL;
+	sender_config_free(&c->sender);
 }

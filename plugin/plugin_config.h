@@ -16,6 +16,7 @@
 
 #include "cgroup_filter.h"
 #include "sampler.h"
+#include "sender_config.h"
 #include "stat_catalog.h"
 
 #define PLUGIN_CONFIG_MAX_STATS 128
@@ -45,6 +46,8 @@ struct plugin_config {
 	bool include_root;
 	bool dispatch_values;
 	bool report_self;
+	struct sender_config sender;    /* URL, Format, ...: the sender is on when nr_urls > 0 */
+	unsigned int sender_keys;       /* sender keys given (they need a URL) */
 	unsigned int errors;            /* keys rejected so far */
 };
 

@@ -7,7 +7,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	libcmocka-dev
 	collectd-core collectd-dev
-	protobuf-c-compiler libprotobuf-c-dev libcurl4-openssl-dev
+	protobuf-c-compiler libprotobuf-c-dev libcurl4-openssl-dev libsnappy-dev libzstd-dev
 	qemu-system-x86 busybox-static cpio zstd
 	ca-certificates"
 missing=

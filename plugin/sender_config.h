@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the sender is told by the <Plugin memcg_bpf> block (URL, Format, ...).
+ * Plain data, filled by plugin_config.c, used by sender.c; no libcurl or
+ * protobuf-c here, so the config parser builds without them.
+ */
+#ifndef MEMCG_BPF_SENDER_CONFIG_H
+#define MEMCG_BPF_SENDER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum wire_format {
+	WIRE_REMOTE_WRITE,    /* Prometheus remote write 1.0 */
+	WIRE_REMOTE_WRITE_V2, /* Prometheus remote write 2.0, falls back to 1.0 */
+	WIRE_OTLP,            /* OTLP/HTTP protobuf metrics */
+};
+
+enum compression {
+	COMPRESSION_DEFAULT, /* snappy for remote write, gzip for OTLP */
+	COMPRESSION_NONE,    /* OTLP only */
+	COMPRESSION_SNAPPY,  /* snappy block format; remote write only */
+	COMPRESSION_GZIP,    /* OTLP only */
+	COMPRESSION_ZSTD,    /* OTLP; remote write 1.0 only towards VictoriaMetrics */
+};
+
+#define SENDER_DEFAULT_MAX_SAMPLES 2000
+#define SENDER_DEFAULT_MAX_BYTES (4u << 20)
+#define SENDER_DEFAULT_TIMEOUT_S 10.0
+#define SENDER_DEFAULT_CONNECT_TIMEOUT_S 5.0
+#define SENDER_DEFAULT_QUEUE_LENGTH 16
+#define SENDER_MAX_URLS 8
+#define SENDER_MAX_LABELS 32
+
+struct label_pair {
+	const char *name;
+	const char *value;
+};
+
+struct sender_config {
+	char *urls[SENDER_MAX_URLS]; /* failover order */
+	size_t nr_urls;              /* 0: the sender is off */
+	enum wire_format format;
+	enum compression compression;
+	struct label_pair labels[SENDER_MAX_LABELS]; /* static Label pairs, owned */
+	size_t nr_labels;
+	bool unit_label;
+	bool container_id_label;
+	size_t max_samples; /* per request */
+	size_t max_bytes;   /* per request, protobuf before compression */
+	size_t queue_length; /* intervals waiting for the sender */
+	double timeout_s;
+	double connect_timeout_s;
+	char *ca_cert;
+	char *client_cert;
+	char *client_key;
+	char *bearer_token_file;
+	char *basic_auth_user;
+	char *basic_auth_password_file;
+	bool verify_peer;
+	char *host; /* the "host" label; the glue sets collectd's Hostname */
+};
+
+const char *wire_format_name(enum wire_format f);
+int wire_format_parse(const char *s, enum wire_format *out);
+const char *compression_name(enum compression c);
+int compression_parse(const char *s, enum compression *out);
+/* The compression actually used for @f when @c is COMPRESSION_DEFAULT. */
+enum compression compression_effective(enum wire_format f, enum compression c);
+/* 0, or -EINVAL with a reason in @why when @c cannot go with @f. */
+int compression_check(enum wire_format f, enum compression c, char *why, size_t len);
+
+void sender_config_init(struct sender_config *c);
+void sender_config_free(struct sender_config *c);
+
+#endif

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Requests on the wire: decoded back with protobuf-c after decompression. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <snappy-c.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "batch_encode.h"
+#include "otlp_metrics.pb-c.h"
+#include "remote_write.pb-c.h"
+#include "remote_write_v2.pb-c.h"
+#include "sample_table.h"
+
+static const struct stat_def *cols[3];
+static const struct label_pair statics[] = { { "zone", "z1" } };
+static const struct series_opts opts = { .host = "h1", .labels = statics, .nr_labels = 1 };
+
+/* A set of n cgroups x 3 stats, plus stale markers for one vanished cgroup. */
+static void build(struct series_set *set, size_t n, bool with_stale)
+{
+	struct stale_tracker *st = stale_tracker_new();
+	struct sample_table t;
+	struct snapshot *s;
+	char path[64];
+
+	cols[0] = stat_lookup("anon");
+	cols[1] = stat_lookup("pgfault");
+	cols[2] = stat_lookup("usage");
+	for (int round = with_stale ? 0 : 1; round < 2; round++) {
+		sample_table_init(&t, cols, 3);
+		t.timestamp_ns = 1700000000123456789ULL + round * 1000000000ULL;
+		for (size_t i = 0; i < n + (round == 0); i++) {
+			struct sample_row *r;
+
+			snprintf(path, sizeof(path), "/grp-%zu", round == 0 && i == n ? 999 : i);
+			r = sample_table_add(&t, i + 1, path, 1);
+			r->values[0] = 4096 * i;
+			r->values[1] = 7 + i;
+			r->values[2] = 1ULL << 40;
+		}
+		assert_int_equal(snapshot_from_table(&t, NULL, NULL, &s), 0);
+		sample_table_free(&t);
+		series_set_init(set);
+		assert_int_equal(series_set_build(set, &opts, s, st), 0);
+		snapshot_free(s);
+		if (round == 0)
+			series_set_free(set);
+	}
+	stale_tracker_free(st);
+}
+
+static uint8_t *unsnappy(const struct payload *p, size_t *len)
+{
+	uint8_t *out;
+
+	assert_int_equal(snappy_uncompressed_length((const char *)p->body, p->len, len), SNAPPY_OK);
+	out = malloc(*len);
+	assert_int_equal(snappy_uncompress((const char *)p->body, p->len, (char *)out, len), SNAPPY_OK);
+	assert_int_equal(*len, p->raw_len);
+	return out;
+}
+
+static void test_remote_write_v1(void **state)
+{
+	struct series_set set;
+	struct payload_list pl = { 0 };
+	struct batch_limits lim = { 0 };
+	size_t len, stale = 0;
+	uint8_t *raw;
+	Prometheus__WriteRequest *req;
+
+	build(&set, 4, true);
+	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE, COMPRESSION_DEFAULT, &lim, &pl), 0);
+	assert_int_equal(pl.n, 1);
+	assert_int_equal(pl.p[0].compression, COMPRESSION_SNAPPY);
+	raw = unsnappy(&pl.p[0], &len);
+	req = prometheus__write_request__unpack(NULL, len, raw);
+	assert_non_null(req);
+	assert_int_equal(req->n_timeseries, 4 * 3 + 3);
+	for (size_t i = 0; i < req->n_timeseries; i++) {
+		Prometheus__TimeSeries *ts = req->timeseries[i];
+
+		assert_int_equal(ts->n_labels, 4);
+		assert_string_equal(ts->labels[0]->name, "__name__");
+		for (size_t k = 1; k < ts->n_labels; k++)
+			assert_true(strcmp(ts->labels[k - 1]->name, ts->labels[k]->name) < 0);
+		assert_int_equal(ts->n_samples, 1);
+		assert_int_equal(ts->samples[0]->timestamp, 1700000001123); /* ms, truncated */
+		if (isnan(ts->samples[0]->value)) {
+			uint64_t bits;
+
+			memcpy(&bits, &ts->samples[0]->value, 8);
+			assert_int_equal(bits, 0x7ff0000000000002ULL);
+			assert_string_equal(ts->labels[1]->value, "/grp-999");
+			stale++;
+		}
+	}
+	assert_int_equal(stale, 3);
+	assert_string_equal(req->timeseries[2]->labels[0]->value, "memcg_usage_bytes");
+	assert_true(req->timeseries[2]->samples[0]->value == (double)(1ULL << 40));
+	prometheus__write_request__free_unpacked(req, NULL);
+	free(raw);
+	payload_list_free(&pl);
+	series_set_free(&set);
+}
+
+static void test_split_by_samples_and_bytes(void **state)
+{
+	struct series_set set;
+	struct payload_list pl = { 0 };
+	struct batch_limits lim = { .max_samples = 10 };
+	size_t total = 0;
+
+	build(&set, 100, false); /* 300 items */
+	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE, COMPRESSION_SNAPPY, &lim, &pl), 0);
+	assert_int_equal(pl.n, 30);
+	for (size_t i = 0; i < pl.n; i++) {
+		assert_int_equal(pl.p[i].nr_samples, 10);
+		total += pl.p[i].nr_samples;
+	}
+	assert_int_equal(total, 300);
+	payload_list_clear(&pl);
+
+	lim.max_samples = 100000;
+	lim.max_bytes = 1000;
+	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE, COMPRESSION_SNAPPY, &lim, &pl), 0);
+	assert_true(pl.n > 1);
+	total = 0;
+	for (size_t i = 0; i < pl.n; i++) {
+		assert_true(pl.p[i].raw_len <= 1000);
+		total += pl.p[i].nr_samples;
+	}
+	assert_int_equal(total, 300);
+	payload_list_free(&pl);
+	series_set_free(&set);
+}
+
+static void test_remote_write_v2_symbols(void **state)
+{
+	struct series_set set;
+	struct payload_list pl = { 0 };
+	struct batch_limits lim = { 0 };
+	size_t len;
+	uint8_t *raw;
+	Io__Prometheus__Write__V2__Request *req;
+
+	build(&set, 4, true);
+	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_DEFAULT, &lim, &pl), 0);
+	raw = unsnappy(&pl.p[0], &len);
+	req = io__prometheus__write__v2__request__unpack(NULL, len, raw);
+	assert_non_null(req);
+	assert_true(req->n_symbols > 1);
+	assert_string_equal(req->symbols[0], "");
+	for (size_t i = 0; i < req->n_symbols; i++)
+		for (size_t j = i + 1; j < req->n_symbols; j++)
+			assert_true(strcmp(req->symbols[i], req->symbols[j]) != 0);
+	assert_int_equal(req->n_timeseries, 15);
+	for (size_t i = 0; i < req->n_timeseries; i++) {
+		Io__Prometheus__Write__V2__TimeSeries *ts = req->timeseries[i];
+
+		assert_int_equal(ts->n_labels_refs, 8);
+		for (size_t k = 0; k < ts->n_labels_refs; k++)
+			assert_true(ts->labels_refs[k] < req->n_symbols);
+		assert_string_equal(req->symbols[ts->labels_refs[0]], "__name__");
+		for (size_t k = 2; k < ts->n_labels_refs; k += 2)
+			assert_true(strcmp(req->symbols[ts->labels_refs[k - 2]], req->symbols[ts->labels_refs[k]]) < 0);
+		assert_int_equal(ts->samples[0]->timestamp, 1700000001123);
+		assert_non_null(ts->metadata);
+	}
+	assert_int_equal(req->timeseries[1]->metadata->type,
+			 IO__PROMETHEUS__WRITE__V2__METADATA__METRIC_TYPE__METRIC_TYPE_COUNTER);
+	assert_string_equal(req->symbols[req->timeseries[0]->metadata->unit_ref], "bytes");
+	io__prometheus__write__v2__request__free_unpacked(req, NULL);
+	free(raw);
+	payload_list_free(&pl);
+	series_set_free(&set);
+}
+
+static uint8_t *ungzip(const struct payload *p, size_t *len)
+{
+	uint8_t *out = malloc(p->raw_len + 1);
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = p->body;
+	z.avail_in = (uInt)p->len;
+	z.next_out = out;
+	z.avail_out = (uInt)p->raw_len + 1;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*len = z.total_out;
+	inflateEnd(&z);
+	return out;
+}
+
+static void check_otlp(const uint8_t *raw, size_t len)
+{
+	Opentelemetry__Proto__Metrics__V1__ExportMetricsServiceRequest *req;
+	Opentelemetry__Proto__Metrics__V1__ScopeMetrics *sm;
+	size_t points = 0, stale = 0;
+
+	req = opentelemetry__proto__metrics__v1__export_metrics_service_request__unpack(NULL, len, raw);
+	assert_non_null(req);
+	assert_int_equal(req->n_resource_metrics, 1);
+	assert_string_equal(req->resource_metrics[0]->resource->attributes[0]->key, "host.name");
+	assert_string_equal(req->resource_metrics[0]->resource->attributes[0]->value->string_value, "h1");
+	sm = req->resource_metrics[0]->scope_metrics[0];
+	assert_int_equal(sm->n_metrics, 3);
+	for (size_t m = 0; m < sm->n_metrics; m++) {
+		Opentelemetry__Proto__Metrics__V1__Metric *met = sm->metrics[m];
+		Opentelemetry__Proto__Metrics__V1__NumberDataPoint **dp;
+		size_t n;
+
+		if (strcmp(met->name, "memcg_pgfault_total") == 0) {
+			assert_int_equal(met->data_case, OPENTELEMETRY__PROTO__METRICS__V1__METRIC__DATA_SUM);
+			assert_true(met->sum->is_monotonic);
+			dp = met->sum->data_points;
+			n = met->sum->n_data_points;
+		} else {
+			assert_int_equal(met->data_case, OPENTELEMETRY__PROTO__METRICS__V1__METRIC__DATA_GAUGE);
+			assert_string_equal(met->unit, "By");
+			dp = met->gauge->data_points;
+			n = met->gauge->n_data_points;
+		}
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(dp[i]->time_unix_nano, 1700000001123000000ULL);
+			assert_int_equal(dp[i]->n_attributes, 2); /* cgroup, zone */
+			assert_string_equal(dp[i]->attributes[0]->key, "cgroup");
+			if (dp[i]->flags & 1) {
+				assert_int_equal(dp[i]->value_case,
+						 OPENTELEMETRY__PROTO__METRICS__V1__NUMBER_DATA_POINT__VALUE__NOT_SET);
+				stale++;
+			}
+			points++;
+		}
+	}
+	assert_int_equal(points, 15);
+	assert_int_equal(stale, 3);
+	opentelemetry__proto__metrics__v1__export_metrics_service_request__free_unpacked(req, NULL);
+}
+
+static void test_otlp_gzip_and_zstd(void **state)
+{
+	struct series_set set;
+	struct payload_list pl = { 0 };
+	struct batch_limits lim = { 0 };
+	size_t len;
+	uint8_t *raw;
+
+	build(&set, 4, true);
+	assert_int_equal(batch_encode(&set, WIRE_OTLP, COMPRESSION_DEFAULT, &lim, &pl), 0);
+	assert_int_equal(pl.p[0].compression, COMPRESSION_GZIP);
+	raw = ungzip(&pl.p[0], &len);
+	assert_int_equal(len, pl.p[0].raw_len);
+	check_otlp(raw, len);
+	free(raw);
+	payload_list_clear(&pl);
+
+	assert_int_equal(batch_encode(&set, WIRE_OTLP, COMPRESSION_ZSTD, &lim, &pl), 0);
+	raw = malloc(pl.p[0].raw_len);
+	len = ZSTD_decompress(raw, pl.p[0].raw_len, pl.p[0].body, pl.p[0].len);
+	assert_false(ZSTD_isError(len));
+	check_otlp(raw, len);
+	free(raw);
+	payload_list_free(&pl);
+	series_set_free(&set);
+}
+
+static void test_compression_rules(void **state)
+{
+	char why[128];
+
+	assert_int_equal(compression_check(WIRE_REMOTE_WRITE, COMPRESSION_DEFAULT, why, sizeof(why)), 0);
+	assert_int_equal(compression_check(WIRE_REMOTE_WRITE, COMPRESSION_ZSTD, why, sizeof(why)), 0);
+	assert_int_equal(compression_check(WIRE_REMOTE_WRITE, COMPRESSION_GZIP, why, sizeof(why)), -EINVAL);
+	assert_int_equal(compression_check(WIRE_REMOTE_WRITE_V2, COMPRESSION_ZSTD, why, sizeof(why)), -EINVAL);
+	assert_int_equal(compression_check(WIRE_OTLP, COMPRESSION_SNAPPY, why, sizeof(why)), -EINVAL);
+	assert_int_equal(compression_check(WIRE_OTLP, COMPRESSION_NONE, why, sizeof(why)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_remote_write_v1),
+		cmocka_unit_test(test_split_by_samples_and_bytes),
+		cmocka_unit_test(test_remote_write_v2_symbols),
+		cmocka_unit_test(test_otlp_gzip_and_zstd),
+		cmocka_unit_test(test_compression_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Series from snapshots: sorted labels, values, stale markers, self metrics. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sample_table.h"
+#include "series_set.h"
+#include "snapshot.h"
+
+static const struct stat_def *cols[2];
+static const struct label_pair statics[] = { { "zone", "z1" }, { "Dc", "east" } };
+static const struct series_opts opts = { .host = "h1", .labels = statics, .nr_labels = 2 };
+
+static struct snapshot *snap_of(const char *const *paths, size_t n, uint64_t ts_ms, uint64_t base)
+{
+	struct sample_table t;
+	struct snapshot *s;
+
+	cols[0] = stat_lookup("anon");
+	cols[1] = stat_lookup("pgfault");
+	sample_table_init(&t, cols, 2);
+	t.timestamp_ns = ts_ms * 1000000u + 999;
+	for (size_t i = 0; i < n; i++) {
+		struct sample_row *r = sample_table_add(&t, i + 1, paths[i], 1);
+
+		r->values[0] = base + i;
+		r->values[1] = strcmp(paths[i], "/nofault") ? base + 100 + i : SAMPLE_VALUE_MISSING;
+	}
+	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &s), 0);
+	sample_table_free(&t);
+	return s;
+}
+
+static const char *label(const struct series_set *set, const struct series_item *it, const char *name)
+{
+	for (uint32_t k = 0; k < it->nr_labels; k++)
+		if (strcmp(set->labels[it->label_off + k].name, name) == 0)
+			return set->labels[it->label_off + k].value;
+	return NULL;
+}
+
+static void test_items_and_sorted_labels(void **state)
+{
+	const char *paths[] = { "/b", "/a\xff", "/nofault" };
+	struct snapshot *s = snap_of(paths, 3, 1700000000123, 10);
+	struct series_set set;
+
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &opts, s, NULL), 0);
+	assert_int_equal(set.nr_items, 5); /* /nofault has no pgfault */
+	assert_int_equal(set.ts_ms, 1700000000123);
+	for (size_t i = 0; i < set.nr_items; i++) {
+		const struct series_item *it = &set.items[i];
+
+		assert_int_equal(it->nr_labels, 5); /* Dc, __name__, cgroup, host, zone */
+		for (uint32_t k = 1; k < it->nr_labels; k++)
+			assert_true(strcmp(set.labels[it->label_off + k - 1].name, set.labels[it->label_off + k].name) < 0);
+		assert_string_equal(set.labels[it->label_off].name, "Dc");
+		assert_string_equal(label(&set, it, "host"), "h1");
+	}
+	assert_string_equal(set.items[0].name, "memcg_anon_bytes");
+	assert_string_equal(label(&set, &set.items[0], "cgroup"), "/b");
+	assert_true(set.items[0].value == 10.0);
+	assert_string_equal(set.items[1].name, "memcg_pgfault_total");
+	assert_true(set.items[1].counter);
+	assert_string_equal(label(&set, &set.items[2], "cgroup"), "/a\\xff");
+	series_set_free(&set);
+	snapshot_free(s);
+}
+
+static void test_stale_markers_for_vanished_series(void **state)
+{
+	const char *before[] = { "/a", "/b", "/c" }, *after[] = { "/c", "/nofault", "/a" };
+	struct snapshot *s1 = snap_of(before, 3, 1000, 1), *s2 = snap_of(after, 3, 2000, 1);
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+	size_t stale = 0;
+
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &opts, s1, st), 0);
+	assert_int_equal(set.nr_stale, 0);
+	assert_int_equal(series_set_build(&set, &opts, s2, st), 0);
+	/* /b vanished (2 series); /nofault is new and lacks pgfault, nothing to mark */
+	assert_int_equal(set.nr_stale, 2);
+	for (size_t i = 0; i < set.nr_items; i++) {
+		const struct series_item *it = &set.items[i];
+
+		if (!it->stale)
+			continue;
+		stale++;
+		assert_string_equal(label(&set, it, "cgroup"), "/b");
+		assert_true(is_stale_nan(it->value));
+		assert_true(isnan(it->value));
+	}
+	assert_int_equal(stale, 2);
+	/* the next interval has nothing more to mark */
+	assert_int_equal(series_set_build(&set, &opts, s2, st), 0);
+	assert_int_equal(set.nr_stale, 0);
+	series_set_free(&set);
+	stale_tracker_free(st);
+	snapshot_free(s1);
+	snapshot_free(s2);
+}
+
+static void test_stale_marker_for_a_stat_gone_missing(void **state)
+{
+	const char *p1[] = { "/x" }, *p2[] = { "/nofault" };
+	struct snapshot *s1 = snap_of(p1, 1, 1000, 1), *s2 = snap_of(p2, 1, 2000, 1), *s3 = snap_of(p2, 1, 3000, 1);
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+
+	/* same path in both: rename the row of s1 so that it matches */
+	s1->paths[0] = "/nofault";
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &opts, s1, st), 0);
+	assert_int_equal(series_set_build(&set, &opts, s2, st), 0);
+	assert_int_equal(set.nr_stale, 1);
+	assert_int_equal(series_set_build(&set, &opts, s3, st), 0);
+	assert_int_equal(set.nr_stale, 0);
+	series_set_free(&set);
+	stale_tracker_free(st);
+	snapshot_free(s1);
+	snapshot_free(s2);
+	snapshot_free(s3);
+}
+
+static void test_self_metrics(void **state)
+{
+	const char *paths[] = { "/a" };
+	struct snapshot *s = snap_of(paths, 1, 1000, 1);
+	struct series_set set;
+	const struct series_item *it;
+
+	snapshot_add_self(s, "memcg_bpf_sender_dropped_batches_total", "queue_full", 3, true);
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &opts, s, NULL), 0);
+	assert_int_equal(set.nr_items, 3);
+	it = &set.items[2];
+	assert_null(it->stat);
+	assert_string_equal(label(&set, it, "reason"), "queue_full");
+	assert_null(label(&set, it, "cgroup"));
+	assert_string_equal(label(&set, it, "__name__"), "memcg_bpf_sender_dropped_batches_total");
+	assert_int_equal(set.nr_values, 2);
+	series_set_free(&set);
+	snapshot_free(s);
+}
+
+static void test_derived_labels(void **state)
+{
+	const char *paths[] = { "/system.slice/ssh.service" };
+	struct snapshot *s = snap_of(paths, 1, 1000, 1);
+	struct series_opts o = opts;
+	struct series_set set;
+
+	o.unit_label = true;
+	o.container_id_label = true;
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &o, s, NULL), 0);
+	assert_string_equal(label(&set, &set.items[0], "unit"), "ssh.service");
+	assert_null(label(&set, &set.items[0], "container_id")); /* empty: not sent */
+	series_set_free(&set);
+	snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_items_and_sorted_labels),
+		cmocka_unit_test(test_stale_markers_for_vanished_series),
+		cmocka_unit_test(test_stale_marker_for_a_stat_gone_missing),
+		cmocka_unit_test(test_self_metrics),
+		cmocka_unit_test(test_derived_labels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
