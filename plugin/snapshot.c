@@ -20,7 +20,8 @@ int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return err;
-	s->ts_ms = (int64_t)(t->timestamp_ns / 1000000u);
+	/* nearest ms, as collectd prints cdtime with %.3f */
+	s->ts_ms = (int64_t)((t->timestamp_ns + 500000u) / 1000000u);
 	s->nr_stats = t->nr_stats;
 	s->stats = calloc(t->nr_stats ? t->nr_stats : 1, sizeof(*s->stats));
 	s->paths = calloc(rows ? rows : 1, sizeof(*s->paths));
