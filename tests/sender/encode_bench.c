@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What one interval costs the sender, per format and compression, at N
+ * cgroups (default 1000) and the default stats: bytes on the wire per sample
+ * value and CPU time to build the series (labels, stale tracking), encode and
+ * compress. Made-up but realistic paths (systemd slices and services), values
+ * that move between intervals. No network: HTTP costs are not included.
+ * usage: encode-bench [CGROUPS [ROUNDS]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "batch_encode.h"
+#include "sample_table.h"
+#include "series_set.h"
+#include "snapshot.h"
+#include "stat_catalog.h"
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		enum wire_format f;
+		enum compression c;
+	} combos[] = {
+		{ WIRE_REMOTE_WRITE, COMPRESSION_SNAPPY }, { WIRE_REMOTE_WRITE, COMPRESSION_ZSTD },
+		{ WIRE_REMOTE_WRITE_V2, COMPRESSION_SNAPPY }, { WIRE_OTLP, COMPRESSION_NONE },
+		{ WIRE_OTLP, COMPRESSION_GZIP }, { WIRE_OTLP, COMPRESSION_ZSTD },
+	};
+	size_t n = argc > 1 ? (size_t)atol(argv[1]) : 1000, rounds = argc > 2 ? (size_t)atol(argv[2]) : 21;
+	const struct stat_def *stats[64];
+	size_t nr_stats;
+	const struct label_pair lab[] = { { "dc", "eu-west-1" } };
+	struct series_opts o = { .host = "node-0042.example.net", .labels = lab, .nr_labels = 1 };
+	struct batch_limits lim = { .max_samples = SENDER_DEFAULT_MAX_SAMPLES, .max_bytes = SENDER_DEFAULT_MAX_BYTES };
+
+	if (stat_parse_list(NULL, stats, 64, &nr_stats))
+		return 1;
+	printf("%zu cgroups x %zu stats, MaxSamplesPerSend %zu, median of %zu intervals\n", n, nr_stats,
+	       lim.max_samples, rounds);
+	printf("%-16s %-7s %10s %9s %12s %9s\n", "format", "comp", "bytes/int", "requests", "bytes/value",
+	       "cpu_ms");
+	for (size_t k = 0; k < sizeof(combos) / sizeof(combos[0]); k++) {
+		struct stale_tracker *st = stale_tracker_new();
+		struct series_set set;
+		struct payload_list pl = { 0 };
+		double *cpu = calloc(rounds, sizeof(double));
+		size_t bytes = 0, reqs = 0, values = 0;
+
+		series_set_init(&set);
+		for (size_t r = 0; r < rounds + 1; r++) {
+			struct sample_table t;
+			struct snapshot *snap;
+			char path[128];
+			double t0;
+
+			sample_table_init(&t, stats, nr_stats);
+			t.timestamp_ns = (1800000000ULL + 10 * r) * 1000000000ULL + 1234567;
+			for (size_t i = 0; i < n; i++) {
+				struct sample_row *row;
+
+				snprintf(path, sizeof(path), "/system.slice/app-%zu.slice/worker-%zu.service", i / 20, i);
+				row = sample_table_add(&t, i + 1, path, 2);
+				for (size_t c = 0; c < nr_stats; c++)
+					row->values[c] = stats[c]->type == STAT_COUNTER ? (i + 1) * 1000 + r * (c + 7)
+							 : ((i * 7919 + c * 104729 + r * 4096) % 100000) * 4096;
+			}
+			snapshot_from_table(&t, NULL, NULL, &snap);
+			sample_table_free(&t);
+			payload_list_clear(&pl);
+			t0 = cpu_now();
+			series_set_build(&set, &o, snap, st);
+			batch_encode(&set, combos[k].f, combos[k].c, &lim, &pl);
+			if (r > 0) /* the first interval has no stale state to compare with */
+				cpu[r - 1] = cpu_now() - t0;
+			if (r == rounds) {
+				for (size_t i = 0; i < pl.n; i++)
+					bytes += pl.p[i].len;
+				reqs = pl.n;
+				values = snap->nr_values;
+			}
+			snapshot_free(snap);
+		}
+		qsort(cpu, rounds, sizeof(double), cmp_double);
+		printf("%-16s %-7s %10zu %9zu %12.2f %9.2f\n", wire_format_name(combos[k].f),
+		       compression_name(combos[k].c), bytes, reqs, (double)bytes / values, cpu[rounds / 2] * 1e3);
+		free(cpu);
+		payload_list_free(&pl);
+		series_set_free(&set);
+		stale_tracker_free(st);
+	}
+	return 0;
+}
