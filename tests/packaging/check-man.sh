@@ -1,0 +1,51 @@
+#!/bin/sh
+# Checks that collectd-memcg_bpf(5) follows the code:
+#  - every key of plugin/plugin_config.c's key table is documented as a
+#    .TP item of doc/collectd-memcg_bpf.5.in, and every key documented there
+#    exists in the table;
+#  - the built man page lists every stat of memcg-bpf-sample --list-stats;
+#  - man --warnings finds nothing to say about either man page.
+#   check-man.sh SRCDIR BUILDDIR
+set -eu
+src=${1:?usage: check-man.sh SRCDIR BUILDDIR}
+build=${2:?usage: check-man.sh SRCDIR BUILDDIR}
+tmpl="$src/doc/collectd-memcg_bpf.5.in"
+page="$build/doc/collectd-memcg_bpf.5"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+sed -n '/^static const struct cfg_key keys\[\] = {/,/^};/s/^[[:space:]]*{ "\([A-Za-z]*\)",.*/\1/p' \
+	"$src/plugin/plugin_config.c" | sort -u >"$tmp/code"
+[ -s "$tmp/code" ] || { echo "check-man: no key table found in plugin/plugin_config.c" >&2; exit 1; }
+# .TP items of the CONFIGURATION sections: "\fBKey\fR ..." (and "\fBA\fR ..., \fBB\fR ...")
+awk '/^\.SH "CONFIGURATION/ { on = 1; next } /^\.SH/ { on = 0 }
+     on && prev == ".TP" { print } { prev = $0 }' "$tmpl" |
+	grep -o '^\\fB[A-Za-z]*\\fR\|, \\fB[A-Za-z]*\\fR' | sed 's/^, //; s/\\fB//; s/\\fR//' | sort -u >"$tmp/man"
+for k in $(comm -23 "$tmp/code" "$tmp/man"); do
+	echo "check-man: config key $k (plugin/plugin_config.c) is not documented in doc/collectd-memcg_bpf.5.in" >&2
+	fail=1
+done
+for k in $(comm -13 "$tmp/code" "$tmp/man"); do
+	echo "check-man: doc/collectd-memcg_bpf.5.in documents $k, which plugin/plugin_config.c does not know" >&2
+	fail=1
+done
+echo "check-man: $(wc -l <"$tmp/code") config keys in the code, $(wc -l <"$tmp/man") documented"
+
+[ -f "$page" ] || { echo "check-man: $page not built (make)" >&2; exit 1; }
+n=0
+for s in $("$build/memcg-bpf-sample" --list-stats | awk 'NR > 1 { print $1 }'); do
+	n=$((n + 1))
+	grep -q "^$s\\*\\{0,1\\}@" "$page" || { echo "check-man: stat $s missing from $page (stale? run make)" >&2; fail=1; }
+done
+echo "check-man: $n stats in the catalog, all in the man page" | { [ $fail = 0 ] && cat || true; }
+
+for p in "$page" "$src/doc/memcg-bpf-sample.1"; do
+	MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -E UTF-8 -l -Tutf8 -Z "$p" >/dev/null 2>"$tmp/warn" || true
+	if [ -s "$tmp/warn" ]; then
+		echo "check-man: man --warnings on $p:" >&2
+		cat "$tmp/warn" >&2
+		fail=1
+	fi
+done
+exit $fail
