@@ -2,7 +2,8 @@
 # The test command of the README: installs the build dependencies, builds,
 # and runs every test suite: unit, host and collectd-daemon tests (make
 # check), the real-kernel VM tests on Debian's 7.x and 6.12 kernels (make
-# vmcheck) and make distcheck. The last line sums them up.
+# vmcheck), the same host tests under ASan + UBSan with the libFuzzer targets
+# (scripts/sanitize.sh) and make distcheck. The last line sums them up.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
@@ -31,6 +32,17 @@ vm=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' vmcheck.log | tail -n 1)
 vm_pass=$(echo "$vm" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
 vm_fail=$(echo "$vm" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
 
+echo "=== ASan + UBSan: unit, host and collectd tests; libFuzzer targets"
+if "$top/scripts/sanitize.sh" >sanitize.log 2>&1; then
+	san_fail=0
+else
+	status=1 san_fail=1
+fi
+grep -E '^(ok|not ok|  stat::|  \|)' sanitize.log
+san=$(tail -n 1 sanitize.log)
+san_pass=$(echo "$san" | sed -n 's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+san_fail=$(echo "$san" | sed -n 's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+
 echo "=== make distcheck"
 if make distcheck >distcheck.log 2>&1; then
 	echo "distcheck: ok ($(ls memcg_bpf-*.tar.gz))"
@@ -40,8 +52,8 @@ else
 	tail -n 40 distcheck.log
 fi
 
-pass=$((${check_pass:-0} + ${vm_pass:-0} + dist_pass))
-fail=$((${check_fail:-0} + ${check_error:-0} + ${vm_fail:-1} + dist_fail))
+pass=$((${check_pass:-0} + ${vm_pass:-0} + ${san_pass:-0} + dist_pass))
+fail=$((${check_fail:-0} + ${check_error:-0} + ${vm_fail:-1} + ${san_fail:-1} + dist_fail))
 [ $status -eq 0 ] || [ $fail -gt 0 ] || fail=1
 echo "tests: $pass passed, $fail failed"
 exit $status

@@ -83,10 +83,23 @@ snapshot() {
 		fi
 	done
 }
+# The sampler's own memory is charged to the cgroup it runs in (and, on v1's
+# total_*, its ancestors): compare its second sample, taken while it is
+# alive and settled, with reads taken between its samples.
+wait_sample() { # wait_sample N: until stderr reports sample N (or the CLI exits)
+	while ! grep -q "^sample $1:" "$tmp/text.err" 2>/dev/null && kill -0 "$cli" 2>/dev/null; do
+		sleep 0.05
+	done
+}
+"$BIN" --backend text --stats "$stats" --count 3 --interval 2 --format json >"$tmp/all.json" 2>"$tmp/text.err" &
+cli=$!
+wait_sample 0
 snapshot >"$tmp/before"
-"$BIN" --backend text --stats "$stats" --count 1 --format json >"$tmp/text.json" 2>"$tmp/text.err"
-rc=$?
+wait_sample 1
 snapshot >"$tmp/after"
+wait "$cli"
+rc=$?
+grep '"sample":1,' "$tmp/all.json" >"$tmp/text.json"
 rows=$(wc -l <"$tmp/text.json")
 if [ $rc -ne 0 ] || [ "$rows" -lt 1 ]; then
 	not_ok "text backend: exit $rc, $rows rows: $(cat "$tmp/text.err")"
