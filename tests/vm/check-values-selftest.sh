@@ -16,7 +16,13 @@ if [ $# -ge 1 ]; then
 	cv=$1
 else
 	cv=$tmp/check_values
-	${CC:-gcc} -O2 -Wall -Wextra -o "$cv" "$here/guest/check_values.c" || exit 1
+	top=$(cd "$here/../.." && pwd)
+	extra=
+	for f in $(grep -v '^#' "$here/guest/check_values.sources"); do
+		extra="$extra $top/$f -I$(dirname "$top/$f")"
+	done
+	# shellcheck disable=SC2086 # $extra is a list of words
+	${CC:-gcc} -O2 -Wall -Wextra -o "$cv" "$here/guest/check_values.c" $extra || exit 1
 fi
 
 pass=0 fail=0
@@ -108,6 +114,45 @@ expect 1 ids-wrong-path "$cv" ids "$R" "$tmp/created" "$tmp/j"
 expect 1 ids-never-created "$cv" ids "$R" "$tmp/created" "$tmp/j"
 { good; rec "$iA" /a/renamed 2 "$V" 1; } > "$tmp/j"
 expect 1 ids-two-paths "$cv" ids "$R" "$tmp/created" "$tmp/j"
+
+# csv: what collectd's csv plugin writes for memcg_bpf. The plugin_instance
+# names are written out by hand from the rule in plugin/instance_name.h, so
+# that the comparator's naming is checked too.
+H=$tmp/csv/host
+csv_good() {
+	rm -rf "$H"
+	for inst in root self a 'a_x+09y+22z+5cw' 'a_r+e9'; do
+		mkdir -p "$H/memcg_bpf-$inst"
+		[ "$inst" = self ] && continue
+		printf 'epoch,value\n1.000,4000.000000\n2.000,4096.000000\n' > "$H/memcg_bpf-$inst/bytes-anon-2026-01-01"
+		printf 'epoch,value\n2.000,12288.000000\n' > "$H/memcg_bpf-$inst/bytes-usage-2026-01-01"
+		printf 'epoch,value\n2.000,3\n' > "$H/memcg_bpf-$inst/derive-oom_kill-2026-01-01"
+		printf 'epoch,value\n2.000,2\n' > "$H/memcg_bpf-$inst/derive-max-2026-01-01"
+	done
+}
+S=anon,usage,oom_kill,max
+csv_good
+expect 0 csv-good "$cv" csv -n 3 "$R" "$H" "$S"
+expect 1 csv-too-few "$cv" csv -n 4 "$R" "$H" "$S"
+echo '3.000,4097.000000' >> "$H/memcg_bpf-a_x+09y+22z+5cw/bytes-anon-2026-01-01"
+expect 1 csv-last-row-off "$cv" csv "$R" "$H" "$S"
+csv_good
+printf 'epoch,value\n3.000,1\n' > "$H/memcg_bpf-a/derive-oom_kill-2026-01-02"
+expect 1 csv-newer-day-differs "$cv" csv "$R" "$H" "$S"
+csv_good
+echo '3.000,4096.500000' >> "$H/memcg_bpf-a/bytes-anon-2026-01-01"
+expect 1 csv-not-whole "$cv" csv "$R" "$H" "$S"
+csv_good
+rm "$H/memcg_bpf-a_r+e9/bytes-usage-2026-01-01"
+expect 1 csv-file-missing "$cv" csv "$R" "$H" "$S"
+csv_good
+mv "$H/memcg_bpf-a_r+e9" "$H/memcg_bpf-a_r+e8"
+expect 1 csv-wrong-name "$cv" csv "$R" "$H" "$S"
+csv_good
+mkdir "$H/memcg_bpf-zzz"
+expect 1 csv-unknown-dir "$cv" csv "$R" "$H" "$S"
+csv_good
+expect 1 csv-stat-not-in-cgroupfs "$cv" csv "$R" "$H" "$S,nosuch"
 
 echo "check-values-selftest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -11,6 +11,17 @@
 #                            replaced by the real program in .libs/)
 #   /opt/memcg/lib/*         every shared library they need (ldd closure),
 #                            the dynamic loader at its own absolute path
+#
+# A guest helper guest/NAME.c may come with guest/NAME.sources: more C files
+# (paths relative to the top of the source tree, one per line) linked into
+# it, with their directories on the include path.
+#
+# MEMCG_BPF_VM_FILES adds files at paths of their own: space-separated
+# SRC=DEST pairs (DEST absolute in the guest; no spaces in either). Symlinks
+# are copied as regular files. When SRC is a dynamically linked ELF program
+# or shared object (collectd, its plugins), the ldd closure of SRC goes to
+# /opt/memcg/lib too, so a dlopen()ed plugin finds its libraries through the
+# guest's LD_LIBRARY_PATH.
 set -eu
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
@@ -19,6 +30,7 @@ test $# -ge 2 || die "usage: mkinitramfs.sh OUT.cpio.gz PROGRAM..."
 out=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
 guest=$here/guest
 CC=${CC:-gcc}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
@@ -45,7 +57,15 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"
 
 for src in "$guest"/*.c; do
 	name=$(basename "$src" .c)
-	$CC -static -O2 -Wall -Wextra -o "$stage/vmtest/bin/$name" "$src" ||
+	extra=
+	if [ -f "$guest/$name.sources" ]; then
+		for f in $(grep -v '^#' "$guest/$name.sources"); do
+			test -f "$top/$f" || die "$guest/$name.sources: $top/$f not found"
+			extra="$extra $top/$f -I$(dirname "$top/$f")"
+		done
+	fi
+	# shellcheck disable=SC2086 # $extra is a list of words
+	$CC -static -O2 -Wall -Wextra -o "$stage/vmtest/bin/$name" "$src" $extra ||
 		die "cannot build $src statically (is libc6-dev installed?)"
 done
 
@@ -66,8 +86,11 @@ real_program() {
 	die "$1 is neither an ELF program nor a libtool wrapper with .libs/$b"
 }
 
-# copy_libs ELF LIBPATH: copies the ldd closure of ELF.
+# copy_libs ELF LIBPATH: copies the ldd closure of ELF (nothing for a static one).
 copy_libs() {
+	if ! LC_ALL=C readelf -d "$1" 2>/dev/null | grep -q '(NEEDED)'; then
+		return 0
+	fi
 	LD_LIBRARY_PATH=$2${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$1" > "$stage/ldd.out" 2>&1 ||
 		die "ldd $1 failed: $(cat "$stage/ldd.out")"
 	if grep -q 'not found' "$stage/ldd.out"; then
@@ -78,6 +101,13 @@ copy_libs() {
 	while read -r soname path; do
 		cp -L "$path" "$stage/opt/memcg/lib/$soname"
 	done
+	# glibc dlopen()s libgcc_s for pthread_exit() and pthread_cancel()
+	# (collectd's threads end that way): ldd cannot see it.
+	if grep -q 'libc\.so\.6 => ' "$stage/ldd.out" && [ ! -f "$stage/opt/memcg/lib/libgcc_s.so.1" ]; then
+		gcc_s=$(ldconfig -p | sed -n 's/^[[:space:]]*libgcc_s\.so\.1 (libc6,x86-64) => //p' | head -n 1)
+		test -n "$gcc_s" || die "libgcc_s.so.1 not found (ldconfig -p)"
+		cp -L "$gcc_s" "$stage/opt/memcg/lib/libgcc_s.so.1"
+	fi
 	sed -n 's/^[[:space:]]*\(\/[^[:space:]]*\) (0x.*/\1/p' "$stage/ldd.out" |
 	while read -r loader; do
 		mkdir -p "$stage$(dirname "$loader")"
@@ -90,6 +120,21 @@ for prog in "$@"; do
 	elf=$(real_program "$prog")
 	cp "$elf" "$stage/opt/memcg/bin/$(basename "$prog")"
 	copy_libs "$elf" "$(cd "$(dirname "$prog")" && pwd)/.libs"
+done
+
+for pair in ${MEMCG_BPF_VM_FILES:-}; do
+	src=${pair%%=*} dest=${pair#*=}
+	case $pair in
+	*=/*) ;;
+	*) die "MEMCG_BPF_VM_FILES: '$pair' is not SRC=/DEST" ;;
+	esac
+	test -f "$src" || die "MEMCG_BPF_VM_FILES: $src not found"
+	mkdir -p "$stage$(dirname "$dest")"
+	cp -L "$src" "$stage$dest"
+	chmod a+rX "$stage$dest"
+	if head -c 4 "$src" | grep -q ELF; then
+		copy_libs "$src" "$(cd "$(dirname "$src")" && pwd)"
+	fi
 done
 rm -f "$stage/ldd.out"
 

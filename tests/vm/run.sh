@@ -14,6 +14,14 @@
 #                          KERNEL:SET runs another guest set on KERNEL
 #                          (bench/run.sh uses kfunc:bench)
 #   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
+#   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh)
+#   MEMCG_BPF_VM_MEM       guest RAM in MiB (1024)
+#   COLLECTD, COLLECTD_PLUGINS, TYPESDB  the collectd daemon, its plugin dir
+#                          and types.db put into the guest at their Debian
+#                          paths with the built .libs/memcg_bpf.so
+#                          (/usr/sbin/collectd, /usr/lib/collectd,
+#                          /usr/share/collectd/types.db); without them the
+#                          guest's collectd tests skip, saying why
 #   MEMCG_BPF_VM_TIMEOUT   seconds per VM before it counts as hung (600)
 #   MEMCG_BPF_VM_TEST_TIMEOUT  seconds per guest test before it counts as hung (240)
 #   MEMCG_BPF_VM_ONLY      comma-separated test names to run (debugging)
@@ -33,6 +41,10 @@ KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback}
 TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-600}
 LOGDIR=${MEMCG_BPF_VM_LOGDIR:-$BUILDDIR/vm-logs}
 QEMU=${QEMU:-qemu-system-x86_64}
+MEM=${MEMCG_BPF_VM_MEM:-1024}
+COLLECTD=${COLLECTD:-/usr/sbin/collectd}
+COLLECTD_PLUGINS=${COLLECTD_PLUGINS:-/usr/lib/collectd}
+TYPESDB=${TYPESDB:-/usr/share/collectd/types.db}
 
 die() { echo "vm: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
@@ -48,9 +60,26 @@ echo "vm: fetching kernels"
 "$here/fetch-kernels.sh" > "$LOGDIR/kernels.txt" || die "cannot get the kernels (see above)"
 cat "$LOGDIR/kernels.txt"
 
+# The real collectd daemon with the built plugin, at the paths Debian uses.
+files=${MEMCG_BPF_VM_FILES:-}
+plugin_so=$BUILDDIR/.libs/memcg_bpf.so
+if [ ! -f "$plugin_so" ]; then
+	echo "vm: $plugin_so not built (no collectd-dev?): the guest's collectd tests will skip"
+elif [ ! -x "$COLLECTD" ] || [ ! -f "$TYPESDB" ] ||
+	[ ! -f "$COLLECTD_PLUGINS/csv.so" ] || [ ! -f "$COLLECTD_PLUGINS/logfile.so" ]; then
+	echo "vm: no $COLLECTD, $TYPESDB, csv.so or logfile.so in $COLLECTD_PLUGINS" \
+		"(apt-get install collectd-core): the guest's collectd tests will skip"
+else
+	files="$files $COLLECTD=/usr/sbin/collectd $TYPESDB=/usr/share/collectd/types.db"
+	files="$files $plugin_so=/usr/lib/collectd/memcg_bpf.so"
+	for p in csv logfile; do
+		files="$files $COLLECTD_PLUGINS/$p.so=/usr/lib/collectd/$p.so"
+	done
+fi
+
 initrd=$LOGDIR/initramfs.cpio.gz
 # shellcheck disable=SC2086
-"$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" ${MEMCG_BPF_VM_PROGRAMS:-} ||
+MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" ${MEMCG_BPF_VM_PROGRAMS:-} ||
 	die "cannot build the initramfs"
 
 total_pass=0
@@ -69,7 +98,7 @@ boot() {
 	test -z "${MEMCG_BPF_VM_TEST_TIMEOUT:-}" || cmdline="$cmdline vmtest.timeout=$MEMCG_BPF_VM_TEST_TIMEOUT"
 	echo "vm: booting $name ($vmlinuz), console in $console"
 	start=$(date +%s)
-	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m 1024 -smp 2 \
+	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 \
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 		-display none -monitor none -no-reboot -nodefaults \
 		-serial "file:$console" -serial "file:$proto" </dev/null &

@@ -20,8 +20,20 @@
  *       directory under ROOT now, or a line "INODE PATH" in CREATED_LOG
  *       (written when the churn loop created it). With -c, samples 0..COUNT-1
  *       must all be present.
+ *   check_values csv [-n MIN_CGROUPS] ROOT HOSTDIR STAT[,STAT...]
+ *       What collectd's csv plugin wrote for memcg_bpf (HOSTDIR is the csv
+ *       DataDir's <hostname> directory) against the cgroupfs under ROOT:
+ *       for every cgroup directory under ROOT but the root itself, the last
+ *       row of each STAT's file in HOSTDIR/memcg_bpf-<plugin_instance>/
+ *       equals memory.stat / memory.current / memory.events now. Every
+ *       memcg_bpf-* directory must belong to a cgroup, "root" or "self".
  *   check_values inodes ROOT
  *       Prints "INODE PATH" for every cgroup under ROOT (debugging aid).
+ *
+ * Ground truth is read here, never through the project's code. The one
+ * piece of the project linked in (check_values.sources) is the
+ * plugin_instance naming rule, plugin/instance_name.c, which the csv mode
+ * needs to find the files of a cgroup.
  *
  * Prints one summary line on stdout; exit 0 when everything matched.
  */
@@ -38,6 +50,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "instance_name.h"
 
 #define MAX_REPORTS 20
 
@@ -996,6 +1010,202 @@ static int mode_ids(int argc, char **argv)
 	return (bad || unknown || wrong_path || inconsistent || missing_samples || rs.n == 0) ? 1 : 0;
 }
 
+/* ------------------------------------------------------------ csv (collectd) */
+
+/*
+ * The newest csv file of @stat in @dir: names are "TYPE-STAT-YYYY-MM-DD"
+ * (TYPE has no '-'); a run across midnight leaves two dates. Returns a
+ * malloc()ed name or NULL.
+ */
+static char *csv_newest(const char *dir, const char *stat)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *best = NULL;
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		const char *dash = strchr(de->d_name, '-');
+
+		/* "-YYYY-MM-DD" is 11 bytes */
+		if (!dash || len < 12 || de->d_name[len - 11] != '-')
+			continue;
+		if ((size_t)(de->d_name + len - 11 - (dash + 1)) != strlen(stat) ||
+		    strncmp(dash + 1, stat, strlen(stat)))
+			continue;
+		if (!best || strcmp(de->d_name + len - 10, best + strlen(best) - 10) > 0) {
+			free(best);
+			best = xstrdup(de->d_name);
+		}
+	}
+	closedir(d);
+	return best;
+}
+
+/*
+ * The value of the last row ("epoch,value") of a csv file: 0, -1 when the
+ * file cannot be read or has no data row, -2 when the value is not a whole
+ * non-negative number (gauges are written as "%lf").
+ */
+static int csv_last_value(const char *file, uint64_t *out, char *raw, size_t raw_len)
+{
+	char line[256], last[256] = "";
+	FILE *f = fopen(file, "r");
+	char *comma, *end;
+	double v;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "epoch", 5) && strchr(line, ','))
+			snprintf(last, sizeof(last), "%s", line);
+	fclose(f);
+	if (!last[0])
+		return -1;
+	last[strcspn(last, "\n")] = 0;
+	snprintf(raw, raw_len, "%s", last);
+	comma = strchr(last, ',');
+	errno = 0;
+	v = strtod(comma + 1, &end);
+	if (errno || end == comma + 1 || *end || v < 0 || v > 9007199254740992.0 ||
+	    v != (double)(uint64_t)v)
+		return -2;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int mode_csv(int argc, char **argv)
+{
+	struct dirs dirs = { 0 };
+	struct kvfile stat = { 0 }, events = { 0 }, usage = { 0 };
+	unsigned long compared = 0, mismatches = 0, missing = 0, bad_rows = 0, unknown_dirs = 0,
+		      cgroups = 0;
+	char **stats = NULL, **names;
+	size_t nr_stats = 0;
+	long min_cgroups = 1;
+	int rootfd, opt;
+	DIR *hd;
+	struct dirent *de;
+
+	while ((opt = getopt(argc, argv, "n:")) != -1) {
+		if (opt != 'n')
+			return 2;
+		min_cgroups = strtol(optarg, NULL, 10);
+	}
+	if (argc - optind != 3) {
+		fprintf(stderr, "usage: check_values csv [-n MIN_CGROUPS] ROOT HOSTDIR STAT[,STAT...]\n");
+		return 2;
+	}
+	const char *root = argv[optind], *hostdir = argv[optind + 1];
+	char *list = xstrdup(argv[optind + 2]);
+
+	for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
+		stats = xrealloc(stats, (nr_stats + 1) * sizeof(*stats));
+		stats[nr_stats++] = t;
+	}
+	if (walk_root(root, &dirs) < 0)
+		return 1;
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		report("%s: %s", root, strerror(errno));
+		return 1;
+	}
+	names = xrealloc(NULL, dirs.n * sizeof(*names));
+	for (size_t i = 0; i < dirs.n; i++) {
+		const char *path = dirs.d[i].path;
+		char inst[INSTANCE_NAME_MAX + 1], dir[PATH_MAX], file[PATH_MAX + 256], raw[256];
+		int fd;
+
+		instance_name(path, inst);
+		names[i] = xstrdup(inst);
+		if (!strcmp(path, "/"))
+			continue; /* the root's memory.stat moves with everything running */
+		cgroups++;
+		snprintf(dir, sizeof(dir), "%s/memcg_bpf-%s", hostdir, inst);
+		fd = openat(rootfd, path + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			report("%s%s: %s", root, show(path), strerror(errno));
+			missing++;
+			continue;
+		}
+		read_kv(fd, "memory.stat", false, &stat);
+		read_kv(fd, "memory.events", false, &events);
+		read_kv(fd, "memory.current", true, &usage);
+		close(fd);
+		for (size_t s = 0; s < nr_stats; s++) {
+			const char *name = stats[s];
+			const struct kvfile *f = !strcmp(name, "usage") ? &usage
+						 : is_event(name)       ? &events
+									: &stat;
+			const struct kv *kv = kv_find(f, name);
+			char *csv = csv_newest(dir, name);
+			uint64_t v;
+			int err;
+
+			if (!csv) {
+				report("%s: no csv file of %s in %s", show(path), name, dir);
+				missing++;
+				continue;
+			}
+			snprintf(file, sizeof(file), "%s/%s", dir, csv);
+			free(csv);
+			err = csv_last_value(file, &v, raw, sizeof(raw));
+			if (err) {
+				report("%s: %s: %s", file, err == -1 ? "no data row" : "not a whole number",
+				       err == -1 ? "" : raw);
+				bad_rows++;
+				continue;
+			}
+			compared++;
+			if (!kv) {
+				report("%s: %s=%" PRIu64 " is in no cgroupfs file", show(path), name, v);
+				mismatches++;
+			} else if (kv->v != v) {
+				report("%s: %s: csv %" PRIu64 " (row \"%s\"), cgroupfs %" PRIu64, show(path),
+				       name, v, raw, kv->v);
+				mismatches++;
+			}
+		}
+	}
+	/* Every memcg_bpf-* directory belongs to a cgroup of the tree or to "self". */
+	hd = opendir(hostdir);
+	if (!hd) {
+		report("%s: %s", hostdir, strerror(errno));
+		missing++;
+	}
+	while (hd && (de = readdir(hd))) {
+		const char *inst;
+		size_t i;
+
+		if (strncmp(de->d_name, "memcg_bpf-", 10))
+			continue;
+		inst = de->d_name + 10;
+		if (!strcmp(inst, INSTANCE_NAME_SELF))
+			continue;
+		for (i = 0; i < dirs.n; i++)
+			if (!strcmp(names[i], inst))
+				break;
+		if (i == dirs.n) {
+			report("%s/%s belongs to no cgroup under %s", hostdir, de->d_name, root);
+			unknown_dirs++;
+		}
+	}
+	if (hd)
+		closedir(hd);
+	close(rootfd);
+	printf("check_values csv: cgroups=%lu stats=%zu values=%lu mismatches=%lu missing=%lu "
+	       "bad_rows=%lu unknown_dirs=%lu\n",
+	       cgroups, nr_stats, compared, mismatches, missing, bad_rows, unknown_dirs);
+	if ((long)cgroups < min_cgroups)
+		report("only %lu cgroups under %s, expected at least %ld", cgroups, root, min_cgroups);
+	return (mismatches || missing || bad_rows || unknown_dirs || compared == 0 ||
+		(long)cgroups < min_cgroups)
+		       ? 1
+		       : 0;
+}
+
 static int mode_inodes(int argc, char **argv)
 {
 	struct dirs dirs = { 0 };
@@ -1015,8 +1225,10 @@ int main(int argc, char **argv)
 		return mode_cmp(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "ids"))
 		return mode_ids(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "csv"))
+		return mode_csv(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "inodes"))
 		return mode_inodes(argc - 1, argv + 1);
-	fprintf(stderr, "usage: check_values fs|cmp|ids|inodes ...\n");
+	fprintf(stderr, "usage: check_values fs|cmp|ids|csv|inodes ...\n");
 	return 2;
 }

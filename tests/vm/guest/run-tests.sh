@@ -164,21 +164,23 @@ stop_collectd() {
 	CD_RC=$?
 }
 
-# The real collectd daemon with Backend "bpf" on the >= 1,000-cgroup tree of
-# tree_1000 (its loads are stopped, so every page counter is idle): after a
-# few intervals it is stopped, and the last value csv wrote for every cgroup
+# collectd_values CONFIG_BACKEND BACKEND MIN: the real collectd daemon with
+# Backend CONFIG_BACKEND on the tree of tree_1000 / tree_50 (their loads are
+# stopped, so every page counter is idle); the log must say "backend
+# BACKEND" and at least MIN cgroups be dispatched. After a few intervals it
+# is stopped, and the last value csv wrote for every cgroup
 # and stat must equal memory.stat / memory.current / memory.events read right
 # after. check_values finds each cgroup's csv directory by the plugin's own
 # plugin_instance rule (plugin/instance_name.c linked into it), for every
 # cgroup including the ones whose names need escaping.
 CD_STATS="anon file kernel shmem file_mapped file_dirty slab sock pgfault pgmajfault workingset_refault_file usage max oom oom_kill"
-t_collectd_bpf() {
+collectd_values() {
 	have_collectd || return 77
-	d=$WORK/collectd-bpf
+	d=$WORK/collectd-$1
 	rm -rf "$d"
 	mkdir -p "$d"
 	stats=$(for s in $CD_STATS; do printf '"%s" ' "$s"; done)
-	collectd_conf "$d" 2 csv "  Backend \"bpf\"
+	collectd_conf "$d" 2 csv "  Backend \"$1\"
   CgroupRoot \"$CG\"
   Stat $stats" || { why "cannot write the configuration"; return 1; }
 	ncg=$(count_cgroups "$CG")
@@ -200,9 +202,12 @@ t_collectd_bpf() {
 	stop_collectd $cpid
 	rc=$CD_RC
 	secs=$(($(date +%s) - start))
-	check_values csv -n 1000 "$CG" "$d/csv/$CD_HOST" "$(echo $CD_STATS | tr ' ' ,)" > "$WORK/check" 2>&1
+	check_values csv -n "$3" "$CG" "$d/csv/$CD_HOST" "$(echo "$CD_STATS" | tr ' ' ,)" > "$WORK/check" 2>&1
 	crc=$?
 	cat "$WORK/check"
+	echo "---- collectd stdout/stderr"
+	cat "$d/stdout"
+	echo "---- collectd.log"
 	cat "$d/collectd.log"
 	info "collectd ran ${secs}s (Interval 2), exit $rc; $(grep '^check_values [a-z]*:' "$WORK/check")"
 	backend=$(grep 'memcg_bpf plugin: backend ' "$d/collectd.log" | head -n 1 | sed 's/.*\] memcg_bpf/memcg_bpf/')
@@ -219,20 +224,24 @@ t_collectd_bpf() {
 		return 1
 	fi
 	case $backend in
-	*"backend bpf"*) ;;
-	*) why "the log does not say backend bpf: ${backend:-no backend line}"; return 1 ;;
+	*"backend $2"*) ;;
+	*) why "the log does not say backend $2: ${backend:-no backend line}"; return 1 ;;
 	esac
 	err=$({ grep -i '\[error\]' "$d/collectd.log"; grep -i 'error' "$d/stdout"; } | head -n 1)
 	if [ -n "$err" ]; then why "error line: $(echo "$err" | cut -c 1-200)"; return 1; fi
-	if [ "${selected:-0}" -lt 1000 ] || [ "$selected" -ne "$ncg" ]; then
-		why "self: cgroups_selected=${selected:-none}, expected all $ncg cgroups (>= 1000)"; return 1
+	if [ "${selected:-0}" -lt "$3" ] || [ "$selected" -ne "$ncg" ]; then
+		why "self: cgroups_selected=${selected:-none}, expected all $ncg cgroups (>= $3)"; return 1
 	fi
-	if [ "$(csv_last "$d" self gauge-backend-bpf)" != 1.000000 ]; then
-		why "self: backend-bpf is not 1"; return 1
+	if [ "$(csv_last "$d" self "gauge-backend-$2")" != 1.000000 ]; then
+		why "self: backend-$2 is not 1"; return 1
 	fi
 	if [ "$errors" -ne 0 ]; then why "self: $errors samples with sample_errors != 0"; return 1; fi
 	rm -rf "$d/csv"
 }
+
+t_collectd_bpf() { collectd_values bpf bpf 1000; }
+# 6.12: auto must fall back to text and the values still be right.
+t_collectd_auto_text() { collectd_values auto text 50; }
 
 t_auto_selects_bpf() {
 	sample --backend auto --format json --count 1
@@ -430,6 +439,110 @@ t_bench() {
 	fi
 }
 
+# collectd's CPU per interval with memcg_bpf (default stats) on flat trees
+# below /cdbench, with bench_sink (bench/bench_sink.c) as the only write
+# plugin. VMTEST_CD_RUNS lists SIZE:INTERVAL:BACKEND[:VARIANT] (sizes in
+# increasing order; the tree only grows). VARIANT:
+#   nodispatch  DispatchValues false: the plugin samples but dispatches only
+#               its self values, which leaves the sampling and the read loop;
+#   nofile      collectd started with a soft fd limit of 65536 instead of
+#               the inherited 1024 (the text backend keeps a cgroup's files
+#               open only while the soft limit allows).
+# 1,000 cgroups run at Interval 1; 10,000 at Interval 5, because under TCG
+# one read of 10,000 cgroups (sampling and dispatching 140,000 values) takes
+# about 2 s and the write thread falls further behind: at Interval 1 the
+# write queue grew until the OOM killer stopped collectd (1.6 GB). The
+# figures are per sample, so the interval does not enter them as long as the
+# daemon keeps up (the interval_s column shows the mean spacing of samples).
+bench_collectd_run() {
+	size=$1 backend=$2 ncg=$3 ival=$4 variant=$5
+	warm=${VMTEST_CD_WARMUP:-2} n=${VMTEST_CD_INTERVALS:-10}
+	d=$WORK/cdbench-$backend-$size
+	rm -rf "$d"
+	mkdir -p "$d"
+	extra='' nofile=$(ulimit -n) label=$backend
+	case $variant in
+	nodispatch) extra="  DispatchValues false" label=$backend/nodispatch ;;
+	nofile) nofile=65536 label=$backend/nofile=65536 ;;
+	"") ;;
+	*) why "unknown variant $variant"; return 1 ;;
+	esac
+	collectd_conf "$d" "$ival" bench_sink "  Backend \"$backend\"
+  CgroupRoot \"$CG\"
+$extra" || return 1
+	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
+	cpid=$!
+	t=0
+	while [ "$(wc -l < "$d/marks" 2>/dev/null || echo 0)" -lt $((warm + n)) ]; do
+		t=$((t + 1))
+		if [ $t -gt $(((warm + n) * ival * 30)) ] || ! kill -0 $cpid 2>/dev/null; then
+			cat "$d/stdout" "$d/collectd.log"
+			why "$backend at $size: no $((warm + n)) samples in $(((warm + n) * ival * 3)) s ($(wc -l < "$d/marks" 2>/dev/null) marks)"
+			kill -KILL $cpid 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+	rss=$(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$cpid/status")
+	stop_collectd $cpid
+	echo "---- $backend $size: marks"
+	cat "$d/marks"
+	echo "---- collectd.log"
+	cat "$d/collectd.log" "$d/stdout"
+	if [ "$CD_RC" != 0 ]; then why "$backend at $size: collectd exit status $CD_RC after SIGTERM"; return 1; fi
+	err=$({ grep -i '\[error\]' "$d/collectd.log"; grep -i 'error' "$d/stdout"; } | head -n 1)
+	if [ -n "$err" ]; then why "$backend at $size: $(echo "$err" | cut -c 1-200)"; return 1; fi
+	if ! grep -q "memcg_bpf plugin: backend $backend" "$d/collectd.log"; then
+		why "$backend at $size: the log does not say backend $backend"; return 1
+	fi
+	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S
+	line=$(awk -v w="$warm" -v n="$n" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" '
+		$1 == w { t0 = $2; c0 = $5; w0 = $6 }
+		$1 > w && $1 <= w + n { s += $3; v += $4 }
+		$1 == w + n { t1 = $2; c1 = $5; w1 = $6 }
+		END {
+			cpu = (c1 - c0) * 1000 / n; samp = s * 1000 / n; out = cpu - samp
+			printf "%7d %6d %-16s %9.1f %9.1f %9.1f %6.1f%% %7.2f %9.1f %8d %8.2f %s\n",
+				size, ncg, b, cpu, samp, out, (cpu > 0 ? out * 100 / cpu : 0),
+				(samp > 0 ? out / samp : 0), (w1 - w0) * 1000 / n, v / n, (t1 - t0) / n, rss
+		}' "$d/marks")
+	info "$line"
+	rm -rf "$d"
+}
+
+t_bench_collectd() {
+	have_collectd || return 77
+	if [ ! -f "$COLLECTD_PLUGINS/bench_sink.so" ]; then why "bench_sink.so is not in the initramfs"; return 1; fi
+	parent=$CG/cdbench
+	enable_memory "$CG" || return 1
+	mkdir -p "$parent" && enable_memory "$parent" || return 1
+	info "# collectd $("$COLLECTD" -h 2>&1 | sed -n 's/^collectd \([0-9][0-9.]*[0-9]\).*/\1/p' | head -n 1) with memcg_bpf, default stats (14), write plugin bench_sink (counts values, no I/O); fd limit $(ulimit -n)/$(ulimit -Hn) inherited"
+	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-10} after ${VMTEST_CD_WARMUP:-2} warm-up samples; ms of CPU (user+system, all threads)"
+	info "#  tree cgroups backend             cpu_ms sample_ms outside_ms outside out/smp  write_ms   values interval_s peak_rss"
+	have=0
+	runs=${VMTEST_CD_RUNS:-1000:1:bpf 1000:1:text 1000:1:bpf:nodispatch 1000:1:text:nodispatch 1000:1:text:nofile 10000:5:bpf 10000:5:text 10000:5:text:nofile}
+	for run in $runs; do
+		old_ifs=$IFS
+		IFS=:
+		# shellcheck disable=SC2086 # split at the colons
+		set -- $run
+		IFS=$old_ifs
+		size=$1 ival=$2 backend=$3 variant=${4:-}
+		start=$(date +%s)
+		while [ $have -lt "$size" ]; do
+			upto=$((have + 500))
+			[ $upto -le "$size" ] || upto=$size
+			# shellcheck disable=SC2046 # one word per directory
+			(cd "$parent" && mkdir $(seq $have $((upto - 1)) | sed 's/^/c/')) ||
+				{ why "mkdir below $parent failed at $have"; return 1; }
+			have=$upto
+		done
+		ncg=$(count_cgroups "$CG")
+		echo "tree of $size: $ncg cgroups in all, made in $(($(date +%s) - start))s; $(grep MemAvailable /proc/meminfo)"
+		bench_collectd_run "$size" "$backend" "$ncg" "$ival" "$variant" || return 1
+	done
+}
+
 # ---------------------------------------------------------------- main
 
 # run_test starts each test as "run-tests.sh --one FUNCTION" in its own session.
@@ -460,10 +573,12 @@ fallback)
 	run_test auto_selects_text t_auto_selects_text
 	run_test bpf_needs_kfunc t_bpf_needs_kfunc
 	run_test values_text t_values_text_small
+	run_test collectd_auto_text t_collectd_auto_text
 	run_test unknown_stat t_unknown_stat
 	;;
 bench)
 	run_test bench t_bench
+	run_test bench_collectd t_bench_collectd
 	;;
 *)
 	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bench)"

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench_sink: the write plugin of the collectd benchmark (bench/run.sh). It
+ * does as little as a collectd write plugin can do with a value: it counts
+ * it. So the CPU that collectd spends outside the plugin's sampling is the
+ * plugin's own dispatch loop, collectd's dispatch path (value cache, write
+ * queue) and this counter, with no formatting or I/O of a real writer.
+ *
+ *   LoadPlugin bench_sink
+ *   <Plugin bench_sink>
+ *     File "/path/marks"
+ *   </Plugin>
+ *
+ * At each value memcg_bpf/self/duration-sample (one per sample, dispatched
+ * at the end of the plugin's read) it appends one line to File:
+ *
+ *   MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S
+ *
+ * MARK counts the lines from 1; TIME_S is the value's time (when the sample
+ * was taken, seconds since the epoch); SAMPLE_S is the value (the sample's
+ * duration as the plugin measured it, in seconds); VALUES is the number of
+ * values written since the previous line; CPU_S is the user + system CPU
+ * time of the whole collectd process (getrusage RUSAGE_SELF: every thread)
+ * at that moment, WRITE_CPU_S the same for the write thread alone
+ * (RUSAGE_THREAD). With WriteThreads 1 values arrive in dispatch order, so
+ * a line is written after every value of its sample.
+ *
+ * Built by bench/run.sh against collectd-dev's headers; not installed.
+ */
+#define _GNU_SOURCE
+#include "collectd.h"
+
+#include "plugin.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static char *sink_file;
+static FILE *sink;
+static unsigned long long counted, marks;
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double cpu_seconds(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru))
+		return -1;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+static int sink_config(const char *key, const char *value)
+{
+	if (strcasecmp(key, "File") != 0) {
+		ERROR("bench_sink plugin: unknown option %s (only File)", key);
+		return -1;
+	}
+	free(sink_file);
+	sink_file = strdup(value);
+	return sink_file ? 0 : -1;
+}
+
+static int sink_write(const data_set_t *ds, const value_list_t *vl, user_data_t *ud)
+{
+	(void)ds;
+	(void)ud;
+	pthread_mutex_lock(&sink_lock);
+	counted++;
+	if (vl->plugin_instance[0] == 's' && !strcmp(vl->type, "duration") &&
+	    !strcmp(vl->type_instance, "sample") && !strcmp(vl->plugin_instance, "self") &&
+	    !strcmp(vl->plugin, "memcg_bpf")) {
+		fprintf(sink, "%llu %.3f %.9f %llu %.6f %.6f\n", ++marks, CDTIME_T_TO_DOUBLE(vl->time),
+			vl->values[0].gauge, counted,
+			cpu_seconds(RUSAGE_SELF), cpu_seconds(RUSAGE_THREAD));
+		counted = 0;
+	}
+	pthread_mutex_unlock(&sink_lock);
+	return 0;
+}
+
+static int sink_init(void)
+{
+	if (!sink_file) {
+		ERROR("bench_sink plugin: no File configured");
+		return -1;
+	}
+	sink = fopen(sink_file, "w");
+	if (!sink) {
+		ERROR("bench_sink plugin: %s: %s", sink_file, strerror(errno));
+		return -1;
+	}
+	setvbuf(sink, NULL, _IOLBF, 0);
+	return plugin_register_write("bench_sink", sink_write, NULL);
+}
+
+static int sink_shutdown(void)
+{
+	if (sink)
+		fclose(sink);
+	sink = NULL;
+	free(sink_file);
+	sink_file = NULL;
+	return 0;
+}
+
+void module_register(void)
+{
+	static const char *keys[] = { "File" };
+
+	plugin_register_config("bench_sink", sink_config, keys, 1);
+	plugin_register_init("bench_sink", sink_init);
+	plugin_register_shutdown("bench_sink", sink_shutdown);
+}
