@@ -237,10 +237,10 @@ static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg
 	return 0;
 }
 
-static int set_positive(const char *key, long value, long min, size_t *out)
+static int set_range(const char *key, long value, long min, long max, size_t *out)
 {
-	if (value < min) {
-		mb_err("%s %ld: must be %ld or more", key, value, min);
+	if (value < min || value > max) {
+		mb_err("%s %ld: must be from %ld to %ld", key, value, min, max);
 		return -EINVAL;
 	}
 	*out = (size_t)value;
@@ -251,21 +251,21 @@ static int set_max_samples(struct plugin_config *c, const char *key, union cfg_a
 			   const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_positive(key, arg.integer, 1, &c->sender.max_samples);
+	return set_range(key, arg.integer, 1, SENDER_MAX_SAMPLES_LIMIT, &c->sender.max_samples);
 }
 
 static int set_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
 			 const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_positive(key, arg.integer, 1024, &c->sender.max_bytes);
+	return set_range(key, arg.integer, 1024, SENDER_MAX_BYTES_LIMIT, &c->sender.max_bytes);
 }
 
 static int set_queue_length(struct plugin_config *c, const char *key, union cfg_arg arg,
 			    const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_positive(key, arg.integer, 1, &c->sender.queue_length);
+	return set_range(key, arg.integer, 1, SENDER_QUEUE_LENGTH_LIMIT, &c->sender.queue_length);
 }
 
 static int set_seconds(const char *key, double value, double *out)

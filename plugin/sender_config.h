@@ -29,6 +29,10 @@ enum compression {
 #define SENDER_DEFAULT_TIMEOUT_S 10.0
 #define SENDER_DEFAULT_CONNECT_TIMEOUT_S 5.0
 #define SENDER_DEFAULT_QUEUE_LENGTH 16
+/* upper bounds of MaxSamplesPerSend, MaxBytesPerSend, QueueLength */
+#define SENDER_MAX_SAMPLES_LIMIT 1000000
+#define SENDER_MAX_BYTES_LIMIT (64L << 20)
+#define SENDER_QUEUE_LENGTH_LIMIT 10000
 #define SENDER_MAX_URLS 8
 #define SENDER_MAX_LABELS 32
 
