@@ -19,11 +19,15 @@ accepts POSTs at /api/v1/write (remote write 1.0 and 2.0) and
 Behaviour per --script, one action per request in order, then "ok":
   ok | 500 (Retry-After: 1) | 429 | 400 | 415v2 (415 for 2.0, else ok) | nohdr (2xx without -Written)
 Every request is recorded as one JSON line in --log.
+With --tls-cert/--tls-key it speaks HTTPS; with --tls-client-ca it also asks
+for a client certificate signed by that CA (mTLS) and records its CN. The
+Authorization header is recorded as it came ("authorization").
 """
 import argparse
 import gzip
 import json
 import re
+import ssl
 import struct
 import subprocess
 import sys
@@ -283,7 +287,14 @@ class Handler(BaseHTTPRequestHandler):
         ua = self.headers.get("User-Agent", "")
         c = Checker()
         rec = {"path": self.path, "action": action, "content_type": ctype, "encoding": enc,
-               "version": ver, "user_agent": ua, "connection_reused": srv.last_peer == self.client_address}
+               "version": ver, "user_agent": ua, "connection_reused": srv.last_peer == self.client_address,
+               "authorization": self.headers.get("Authorization"), "tls": srv.tls, "client_cn": None}
+        if srv.tls:
+            cert = self.connection.getpeercert() or {}
+            for rdn in cert.get("subject", ()):
+                for k, v in rdn:
+                    if k == "commonName":
+                        rec["client_cn"] = v
         srv.last_peer = self.client_address
         if not ua.startswith("memcg_bpf/"):
             c.err("User-Agent %r" % ua)
@@ -351,8 +362,21 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--script", default="")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
+    ap.add_argument("--tls-client-ca")
     args = ap.parse_args()
-    srv = HTTPServer(("127.0.0.1", 0), Handler)
+    srv = HTTPServer(("127.0.0.1", args.port), Handler)
+    srv.tls = bool(args.tls_cert)
+    if srv.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.tls_client_ca:
+            ctx.verify_mode = ssl.CERT_REQUIRED
+            ctx.load_verify_locations(args.tls_client_ca)
+        # a failed handshake raises an OSError in get_request(): the server goes on
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.script = [a for a in args.script.split(",") if a]
     srv.log = args.log
     srv.last_peer = None
