@@ -12,9 +12,9 @@ size_t batch_item_size(const struct series_set *set, size_t i, enum wire_format 
 	size_t n = 0, per_label = f == WIRE_OTLP ? 12 : 9;
 
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
-		const struct label_pair *l = &set->labels[it->label_off + k];
+		const struct label_len *l = &set->label_lens[it->label_off + k];
 
-		n += strlen(l->name) + strlen(l->value) + per_label;
+		n += l->name + l->value + per_label;
 	}
 	return n + (f == WIRE_OTLP ? 40 : 26);
 }
@@ -37,38 +37,37 @@ static int push_payload(struct payload_list *out, const struct payload *p)
 static int encode_range(const struct series_set *set, size_t from, size_t to, enum wire_format f,
 			enum compression c, struct payload_list *out)
 {
-	struct byte_buf raw = { 0 }, z = { 0 };
+	struct byte_buf *raw = &out->raw, z = { 0 };
 	struct payload p = { .format = f, .compression = c, .nr_samples = to - from };
 	int err;
 
 	switch (f) {
 	case WIRE_REMOTE_WRITE:
-		err = remote_write_encode(set, from, to, &raw);
+		err = remote_write_encode(set, from, to, raw);
 		break;
 	case WIRE_REMOTE_WRITE_V2:
-		err = remote_write_v2_encode(set, from, to, &raw);
+		err = remote_write_v2_encode(set, from, to, raw);
 		break;
 	case WIRE_OTLP:
-		err = otlp_encode(set, from, to, &raw);
+		err = otlp_encode(set, from, to, raw);
 		break;
 	default:
 		err = -EINVAL;
 	}
 	if (err)
 		goto free_bufs;
-	err = compress_body(c, raw.data, raw.len, &z);
+	err = compress_body(c, raw->data, raw->len, &z);
 	if (err)
 		goto free_bufs;
 	p.body = z.data;
 	p.len = z.len;
-	p.raw_len = raw.len;
+	p.raw_len = raw->len;
 	err = push_payload(out, &p);
 	if (err)
 		goto free_bufs;
 	z.data = NULL;
 free_bufs:
 	byte_buf_free(&z);
-	byte_buf_free(&raw);
 	return err;
 }
 
@@ -108,6 +107,7 @@ void payload_list_clear(struct payload_list *l)
 void payload_list_free(struct payload_list *l)
 {
 	payload_list_clear(l);
+	byte_buf_free(&l->raw);
 	free(l->p);
 	l->p = NULL;
 	l->cap = 0;

@@ -28,6 +28,7 @@ struct payload {
 struct payload_list {
 	struct payload *p;
 	size_t n, cap;
+	struct byte_buf raw; /* protobuf before compression, reused by every request */
 };
 
 struct batch_limits {

@@ -80,13 +80,14 @@ static char *arena_strdup(struct series_set *set, const char *s)
 	return p;
 }
 
-static char *arena_escape(struct series_set *set, const char *s)
+/* Escaped copy of @s; its length in @out_len. */
+static char *arena_escape(struct series_set *set, const char *s, size_t *out_len)
 {
 	size_t len = strlen(s), need = label_escape(s, len, NULL, 0) + 1;
 	char *p = arena_alloc(set, need);
 
 	if (p)
-		label_escape(s, len, p, need);
+		*out_len = label_escape(s, len, p, need);
 	return p;
 }
 
@@ -128,6 +129,7 @@ void series_set_free(struct series_set *set)
 {
 	free(set->items);
 	free(set->labels);
+	free(set->label_lens);
 	arena_free(set);
 	memset(set, 0, sizeof(*set));
 }
@@ -155,31 +157,49 @@ void stale_tracker_free(struct stale_tracker *st)
 	free(st);
 }
 
-/* Labels of one series under construction. */
+/* Labels of one series under construction, with their lengths. */
 struct label_list {
 	struct label_pair l[SENDER_MAX_LABELS + 8];
+	struct label_len len[SENDER_MAX_LABELS + 8];
 	size_t n;
 };
 
-static void ll_add(struct label_list *ll, const char *name, const char *value)
+static void ll_add_len(struct label_list *ll, const char *name, const char *value, size_t value_len)
 {
-	if (value && value[0] && ll->n < sizeof(ll->l) / sizeof(ll->l[0]))
-		ll->l[ll->n++] = (struct label_pair){ name, value };
+	if (value && value[0] && ll->n < sizeof(ll->l) / sizeof(ll->l[0])) {
+		ll->l[ll->n] = (struct label_pair){ name, value };
+		ll->len[ll->n] = (struct label_len){ (uint32_t)strlen(name), (uint32_t)value_len };
+		ll->n++;
+	}
 }
 
-static int add_item(struct series_set *set, const struct series_item *proto, struct label_list *ll)
+static void ll_add(struct label_list *ll, const char *name, const char *value)
+{
+	ll_add_len(ll, name, value, value ? strlen(value) : 0);
+}
+
+/* insertion sort by name: a handful of labels */
+static void ll_sort(struct label_list *ll)
+{
+	for (size_t i = 1; i < ll->n; i++) {
+		struct label_pair x = ll->l[i];
+		struct label_len xl = ll->len[i];
+		size_t j = i;
+
+		for (; j > 0 && strcmp(ll->l[j - 1].name, x.name) > 0; j--) {
+			ll->l[j] = ll->l[j - 1];
+			ll->len[j] = ll->len[j - 1];
+		}
+		ll->l[j] = x;
+		ll->len[j] = xl;
+	}
+}
+
+/* Appends an item whose labels @ll are already sorted by name. */
+static int add_item_sorted(struct series_set *set, const struct series_item *proto, const struct label_list *ll)
 {
 	struct series_item *it;
 
-	/* insertion sort by name: a handful of labels */
-	for (size_t i = 1; i < ll->n; i++) {
-		struct label_pair x = ll->l[i];
-		size_t j = i;
-
-		for (; j > 0 && strcmp(ll->l[j - 1].name, x.name) > 0; j--)
-			ll->l[j] = ll->l[j - 1];
-		ll->l[j] = x;
-	}
 	if (set->nr_items == set->cap_items) {
 		size_t cap = set->cap_items ? set->cap_items * 2 : 1024;
 		void *p = realloc(set->items, cap * sizeof(*set->items));
@@ -196,6 +216,10 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 		if (!p)
 			return -ENOMEM;
 		set->labels = p;
+		p = realloc(set->label_lens, cap * sizeof(*set->label_lens));
+		if (!p)
+			return -ENOMEM;
+		set->label_lens = p;
 		set->cap_labels = cap;
 	}
 	it = &set->items[set->nr_items++];
@@ -203,6 +227,7 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 	it->label_off = (uint32_t)set->nr_labels;
 	it->nr_labels = (uint32_t)ll->n;
 	memcpy(set->labels + set->nr_labels, ll->l, ll->n * sizeof(ll->l[0]));
+	memcpy(set->label_lens + set->nr_labels, ll->len, ll->n * sizeof(ll->len[0]));
 	set->nr_labels += ll->n;
 	if (it->stale)
 		set->nr_stale++;
@@ -211,9 +236,16 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 	return 0;
 }
 
+static int add_item(struct series_set *set, const struct series_item *proto, struct label_list *ll)
+{
+	ll_sort(ll);
+	return add_item_sorted(set, proto, ll);
+}
+
 /* The labels every series of a cgroup carries, except __name__. */
 struct row_labels {
 	const char *cgroup, *unit, *container_id;
+	size_t cgroup_len, unit_len, container_id_len;
 };
 
 static int row_labels(struct series_set *set, const struct series_opts *o, const char *path,
@@ -222,16 +254,17 @@ static int row_labels(struct series_set *set, const struct series_opts *o, const
 	char buf[4096];
 
 	memset(rl, 0, sizeof(*rl));
-	rl->cgroup = arena_escape(set, path);
+	rl->cgroup = arena_escape(set, path, &rl->cgroup_len);
 	if (!rl->cgroup)
 		return -ENOMEM;
 	if (o->unit_label) {
 		cgroup_unit_label(path, buf, sizeof(buf));
-		if (buf[0] && !(rl->unit = arena_escape(set, buf)))
+		if (buf[0] && !(rl->unit = arena_escape(set, buf, &rl->unit_len)))
 			return -ENOMEM;
 	}
 	if (o->container_id_label) {
 		cgroup_container_id_label(path, buf);
+		rl->container_id_len = strlen(buf);
 		if (buf[0] && !(rl->container_id = arena_strdup(set, buf)))
 			return -ENOMEM;
 	}
@@ -247,24 +280,52 @@ static void common_labels(struct label_list *ll, const struct series_opts *o, co
 		ll_add(ll, o->labels[i].name, o->labels[i].value);
 }
 
-static int add_stat_item(struct series_set *set, const struct series_opts *o, const struct row_labels *rl,
-			 const struct stat_def *def, const char *name, double value, bool stale)
-{
+/*
+ * The sorted labels of every series of one cgroup, with __name__ at
+ * @name_at: sorted once per cgroup, then each stat only sets __name__.
+ */
+struct row_template {
 	struct label_list ll;
+	size_t name_at;
+};
+
+static void row_template(struct row_template *rt, const struct series_opts *o, const struct row_labels *rl)
+{
+	common_labels(&rt->ll, o, "?"); /* __name__ is set per stat */
+	ll_add_len(&rt->ll, "cgroup", rl->cgroup, rl->cgroup_len);
+	ll_add_len(&rt->ll, "unit", rl->unit, rl->unit_len);
+	ll_add_len(&rt->ll, "container_id", rl->container_id, rl->container_id_len);
+	ll_sort(&rt->ll);
+	rt->name_at = 0;
+	while (strcmp(rt->ll.l[rt->name_at].name, "__name__") != 0)
+		rt->name_at++;
+}
+
+struct metric_name_len {
+	const char *name;
+	uint32_t len;
+};
+
+static int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
+			 const struct metric_name_len *name, double value, bool stale)
+{
 	struct series_item proto = {
-		.name = name,
+		.name = name->name,
 		.stat = def,
 		.counter = def->type == STAT_COUNTER,
 		.bytes = def->unit == STAT_UNIT_BYTES,
 		.stale = stale,
 		.value = value,
 	};
+	size_t at = set->nr_labels + rt->name_at;
+	int err;
 
-	common_labels(&ll, o, name);
-	ll_add(&ll, "cgroup", rl->cgroup);
-	ll_add(&ll, "unit", rl->unit);
-	ll_add(&ll, "container_id", rl->container_id);
-	return add_item(set, &proto, &ll);
+	err = add_item_sorted(set, &proto, &rt->ll);
+	if (err)
+		return err;
+	set->labels[at].value = name->name;
+	set->label_lens[at].value = name->len;
+	return 0;
 }
 
 static int cmp_path_idx(const void *a, const void *b, void *arg)
@@ -290,7 +351,7 @@ static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_
 
 /* Stale markers for what was sent last time and is gone now; then remember now. */
 static int track(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
-		 const char *const *names, struct stale_tracker *st)
+		 const struct metric_name_len *names, struct stale_tracker *st)
 {
 	size_t *order = NULL, i = 0, j = 0;
 	struct tracked *next = NULL;
@@ -316,12 +377,15 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 			row_bits(snap, order[j], now);
 		for (size_t k = 0; k < st->nr_stats; k++) {
 			struct row_labels rl;
+			struct row_template rt;
 
 			if (!(st->entries[i].bits[k / 64] & ~now[k / 64] & (1ULL << (k % 64))))
 				continue;
 			err = row_labels(set, o, st->entries[i].path, &rl);
-			if (!err)
-				err = add_stat_item(set, o, &rl, snap->stats[k], names[k], stale_nan(), true);
+			if (!err) {
+				row_template(&rt, o, &rl);
+				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true);
+			}
 			if (err)
 				goto free_tmp;
 		}
@@ -355,7 +419,7 @@ free_tmp:
 int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		     struct stale_tracker *st)
 {
-	const char *names[TRACK_MAX_STATS];
+	struct metric_name_len names[TRACK_MAX_STATS];
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
 	int err;
 
@@ -368,21 +432,24 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 
 		if (metric_name(snap->stats[c], buf, sizeof(buf)) < 0)
 			return -ENAMETOOLONG;
-		names[c] = arena_strdup(set, buf);
-		if (!names[c])
+		names[c].name = arena_strdup(set, buf);
+		names[c].len = (uint32_t)strlen(buf);
+		if (!names[c].name)
 			return -ENOMEM;
 	}
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const uint64_t *v = snap->values + r * snap->nr_stats;
 		struct row_labels rl;
+		struct row_template rt;
 
 		err = row_labels(set, o, snap->paths[r], &rl);
 		if (err)
 			return err;
+		row_template(&rt, o, &rl);
 		for (size_t c = 0; c < nr_stats; c++) {
 			if (v[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			err = add_stat_item(set, o, &rl, snap->stats[c], names[c], (double)v[c], false);
+			err = add_stat_item(set, &rt, snap->stats[c], &names[c], (double)v[c], false);
 			if (err)
 				return err;
 		}

@@ -44,12 +44,18 @@ struct series_opts {
 	bool container_id_label;
 };
 
+/* The lengths of a label's name and value (strlen), kept next to it. */
+struct label_len {
+	uint32_t name, value;
+};
+
 struct series_set {
 	int64_t ts_ms;
 	const char *host;
 	struct series_item *items;
 	size_t nr_items, cap_items;
 	struct label_pair *labels;
+	struct label_len *label_lens; /* parallel to labels: the encoders never strlen */
 	size_t nr_labels, cap_labels;
 	size_t nr_stale;
 	size_t nr_values; /* items that carry a sampled value (not stale, not self) */
