@@ -6,7 +6,10 @@
  * or a cumulative monotonic Sum for counters. Each data point carries the
  * series' labels except __name__ and host as attributes, the time in ns,
  * the value as a double; a stale marker is a point with no value and flag
- * NO_RECORDED_VALUE.
+ * NO_RECORDED_VALUE. A Sum's points have start_time_unix_nano: the time the
+ * plugin first saw the series (its cgroup's first sample since it last
+ * appeared; for the plugin's own counters, its first interval), so a
+ * cgroup that vanished and came back starts a new cumulative series.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -111,6 +114,8 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct byt
 
 		opentelemetry__proto__metrics__v1__number_data_point__init(p);
 		p->time_unix_nano = (uint64_t)set->ts_ms * 1000000u;
+		if (it->counter) /* cumulative: since the series was first seen (series_set.h) */
+			p->start_time_unix_nano = (uint64_t)it->start_ms * 1000000u;
 		if (it->stale) {
 			p->flags = OPENTELEMETRY__PROTO__METRICS__V1__DATA_POINT_FLAGS__DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK;
 		} else {

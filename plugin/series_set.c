@@ -24,6 +24,7 @@ struct arena_chunk {
 struct tracked {
 	char *path;
 	uint64_t bits[TRACK_WORDS];
+	int64_t first_ms; /* the sample time the cgroup was first seen (since it last vanished) */
 };
 
 struct stale_tracker {
@@ -31,6 +32,7 @@ struct stale_tracker {
 	size_t nr_stats;
 	struct tracked *entries; /* sorted by path */
 	size_t nr;
+	int64_t born_ms; /* the sample time of the first snapshot: start of the self counters */
 };
 
 double stale_nan(void)
@@ -307,7 +309,7 @@ struct metric_name_len {
 };
 
 static int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
-			 const struct metric_name_len *name, double value, bool stale)
+			 const struct metric_name_len *name, double value, bool stale, int64_t start_ms)
 {
 	struct series_item proto = {
 		.name = name->name,
@@ -316,6 +318,7 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 		.bytes = def->unit == STAT_UNIT_BYTES,
 		.stale = stale,
 		.value = value,
+		.start_ms = start_ms,
 	};
 	size_t at = set->nr_labels + rt->name_at;
 	int err;
@@ -350,23 +353,41 @@ static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_
 }
 
 /* Stale markers for what was sent last time and is gone now; then remember now. */
-static int track(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
-		 const struct metric_name_len *names, struct stale_tracker *st)
+/*
+ * @order: the rows sorted by path; fills @row_first with the time each row's
+ * cgroup was first seen: kept from the tracker while the cgroup stays, the
+ * snapshot's time for a new (or returning) one. Clears the tracker when the
+ * columns changed.
+ */
+static void first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
+		       int64_t *row_first)
 {
-	size_t *order = NULL, i = 0, j = 0;
-	struct tracked *next = NULL;
-	int err = -ENOMEM;
-
-	order = malloc((snap->nr_rows ? snap->nr_rows : 1) * sizeof(*order));
-	next = calloc(snap->nr_rows ? snap->nr_rows : 1, sizeof(*next));
-	if (!order || !next)
-		goto free_tmp;
-	for (size_t r = 0; r < snap->nr_rows; r++)
-		order[r] = r;
-	qsort_r(order, snap->nr_rows, sizeof(*order), cmp_path_idx, (void *)snap->paths);
+	size_t i = 0;
 
 	if (!same_columns(st, snap))
 		tracker_clear(st); /* new columns: nothing to compare with */
+	if (!st->born_ms)
+		st->born_ms = snap->ts_ms;
+	for (size_t j = 0; j < snap->nr_rows; j++) {
+		int c = 1;
+
+		while (i < st->nr && (c = strcmp(st->entries[i].path, snap->paths[order[j]])) < 0)
+			i++;
+		row_first[order[j]] = i < st->nr && c == 0 ? st->entries[i].first_ms : snap->ts_ms;
+	}
+}
+
+static int track(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		 const struct metric_name_len *names, const size_t *order, const int64_t *row_first,
+		 struct stale_tracker *st)
+{
+	size_t i = 0, j = 0;
+	struct tracked *next = NULL;
+	int err = -ENOMEM;
+
+	next = calloc(snap->nr_rows ? snap->nr_rows : 1, sizeof(*next));
+	if (!next)
+		goto free_tmp;
 	while (i < st->nr) {
 		uint64_t now[TRACK_WORDS] = { 0 };
 		int c = 1;
@@ -384,7 +405,8 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 			err = row_labels(set, o, st->entries[i].path, &rl);
 			if (!err) {
 				row_template(&rt, o, &rl);
-				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true);
+				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true,
+						    st->entries[i].first_ms);
 			}
 			if (err)
 				goto free_tmp;
@@ -401,6 +423,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 			goto free_tmp;
 		}
 		row_bits(snap, order[r], next[r].bits);
+		next[r].first_ms = row_first[order[r]];
 	}
 	tracker_clear(st);
 	st->entries = next;
@@ -412,7 +435,6 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 
 free_tmp:
 	free(next);
-	free(order);
 	return err;
 }
 
@@ -421,6 +443,8 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 {
 	struct metric_name_len names[TRACK_MAX_STATS];
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
+	size_t rows = snap->nr_rows ? snap->nr_rows : 1, *order = NULL;
+	int64_t *row_first = NULL;
 	int err;
 
 	set->nr_items = set->nr_labels = set->nr_stale = set->nr_values = 0;
@@ -437,6 +461,17 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 		if (!names[c].name)
 			return -ENOMEM;
 	}
+	err = -ENOMEM;
+	order = malloc(rows * sizeof(*order));
+	row_first = calloc(rows, sizeof(*row_first));
+	if (!order || !row_first)
+		goto free_tmp;
+	if (st) {
+		for (size_t r = 0; r < snap->nr_rows; r++)
+			order[r] = r;
+		qsort_r(order, snap->nr_rows, sizeof(*order), cmp_path_idx, (void *)snap->paths);
+		first_seen(st, snap, order, row_first);
+	}
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const uint64_t *v = snap->values + r * snap->nr_stats;
 		struct row_labels rl;
@@ -444,31 +479,36 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 
 		err = row_labels(set, o, snap->paths[r], &rl);
 		if (err)
-			return err;
+			goto free_tmp;
 		row_template(&rt, o, &rl);
 		for (size_t c = 0; c < nr_stats; c++) {
 			if (v[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			err = add_stat_item(set, &rt, snap->stats[c], &names[c], (double)v[c], false);
+			err = add_stat_item(set, &rt, snap->stats[c], &names[c], (double)v[c], false, row_first[r]);
 			if (err)
-				return err;
+				goto free_tmp;
 		}
 	}
 	if (st) {
-		err = track(set, o, snap, names, st);
+		err = track(set, o, snap, names, order, row_first, st);
 		if (err)
-			return err;
+			goto free_tmp;
 	}
 	for (size_t i = 0; i < snap->nr_self; i++) {
 		const struct self_metric *m = &snap->self[i];
-		struct series_item proto = { .name = m->name, .counter = m->counter, .value = m->value };
+		struct series_item proto = { .name = m->name, .counter = m->counter, .value = m->value,
+					     .start_ms = st ? st->born_ms : 0 };
 		struct label_list ll;
 
 		common_labels(&ll, o, m->name);
 		ll_add(&ll, "reason", m->reason);
 		err = add_item(set, &proto, &ll);
 		if (err)
-			return err;
+			goto free_tmp;
 	}
-	return 0;
+	err = 0;
+free_tmp:
+	free(row_first);
+	free(order);
+	return err;
 }

@@ -32,6 +32,10 @@ struct series_item {
 	bool bytes;
 	bool stale;
 	double value;
+	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano
+				       * of counters): the cgroup's first sample since it last
+				       * appeared; self metrics: the first snapshot; 0 without a
+				       * stale tracker */
 	uint32_t label_off;           /* into series_set.labels */
 	uint32_t nr_labels;
 };

@@ -15,7 +15,8 @@ accepts POSTs at /api/v1/write (remote write 1.0 and 2.0) and
     0x7ff0000000000002;
   - remote write 2.0: symbols[0] == "", no duplicate symbols, labels_refs even,
     in range, sorted by name, the same sample rules;
-  - OTLP: names, attributes, time in ns, NO_RECORDED_VALUE points.
+  - OTLP: names, attributes, time in ns, NO_RECORDED_VALUE points, Sum
+    points with a start_time_unix_nano in (0, time], gauges without.
 Behaviour per --script, one action per request in order, then "ok":
   ok | 500 (Retry-After: 1) | 429 | 400 | 415v2 (415 for 2.0, else ok) | nohdr (2xx without -Written)
 Every request is recorded as one JSON line in --log.
@@ -268,6 +269,12 @@ class Checker:
                             continue
                         if abs(t / 1e6 - time.time() * 1000) > 86400e3:
                             self.err("time_unix_nano %d is not ns near now" % t)
+                        # a cumulative Sum (field 7) starts when the series was first seen
+                        start = struct.unpack("<Q", d[2][0])[0] if 2 in d else 0
+                        if 7 in md and not 0 < start <= t:
+                            self.err("%s: start_time_unix_nano %d not in (0, %d]" % (name, start, t))
+                        if 5 in md and start:
+                            self.err("%s: a gauge point with start_time_unix_nano" % name)
                         self.series.append((labels, bits, t // 1000000))
 
 

@@ -234,6 +234,11 @@ static void check_otlp(const uint8_t *raw, size_t len)
 		}
 		for (size_t i = 0; i < n; i++) {
 			assert_int_equal(dp[i]->time_unix_nano, 1700000001123000000ULL);
+			/* counters: since the series was first seen (the first interval); gauges: none */
+			assert_int_equal(dp[i]->start_time_unix_nano,
+					 met->data_case == OPENTELEMETRY__PROTO__METRICS__V1__METRIC__DATA_SUM
+						 ? 1700000000123000000ULL
+						 : 0);
 			assert_int_equal(dp[i]->n_attributes, 2); /* cgroup, zone */
 			assert_string_equal(dp[i]->attributes[0]->key, "cgroup");
 			if (dp[i]->flags & 1) {

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,6 +170,61 @@ static void test_derived_labels(void **state)
 	snapshot_free(s);
 }
 
+static int64_t start_of(const struct series_set *set, const char *cgroup, bool stale)
+{
+	for (size_t i = 0; i < set->nr_items; i++) {
+		const struct series_item *it = &set->items[i];
+
+		for (uint32_t k = 0; k < it->nr_labels; k++)
+			if (strcmp(set->labels[it->label_off + k].name, "cgroup") == 0 &&
+			    strcmp(set->labels[it->label_off + k].value, cgroup) == 0 && it->stale == stale)
+				return it->start_ms;
+	}
+	fail_msg("no series for %s", cgroup);
+	return -1;
+}
+
+/* start_ms: when the cgroup was first seen; a cgroup that comes back starts again. */
+static void test_start_time_is_first_seen(void **state)
+{
+	static const char *const r0[] = { "/a", "/b" }, *const r1[] = { "/a", "/c" }, *const r2[] = { "/a", "/b" };
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+	struct snapshot *s;
+
+	series_set_init(&set);
+	s = snap_of(r0, 2, 1000, 1);
+	snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, 1, true);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	snapshot_free(s);
+	assert_int_equal(start_of(&set, "/a", false), 1000);
+	assert_int_equal(start_of(&set, "/b", false), 1000);
+	assert_int_equal(set.items[set.nr_items - 1].start_ms, 1000); /* self */
+
+	s = snap_of(r1, 2, 2000, 1);
+	snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, 1, true);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	snapshot_free(s);
+	assert_int_equal(start_of(&set, "/a", false), 1000); /* stays */
+	assert_int_equal(start_of(&set, "/c", false), 2000); /* new */
+	assert_int_equal(start_of(&set, "/b", true), 1000);  /* its stale marker */
+	assert_int_equal(set.items[set.nr_items - 1].start_ms, 1000);
+
+	s = snap_of(r2, 2, 3000, 1);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	snapshot_free(s);
+	assert_int_equal(start_of(&set, "/a", false), 1000);
+	assert_int_equal(start_of(&set, "/b", false), 3000); /* came back: a new series */
+
+	/* without a tracker there is no history */
+	s = snap_of(r2, 2, 4000, 1);
+	assert_int_equal(series_set_build(&set, &opts, s, NULL), 0);
+	snapshot_free(s);
+	assert_int_equal(start_of(&set, "/a", false), 0);
+	series_set_free(&set);
+	stale_tracker_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_stale_marker_for_a_stat_gone_missing),
 		cmocka_unit_test(test_self_metrics),
 		cmocka_unit_test(test_derived_labels),
+		cmocka_unit_test(test_start_time_is_first_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
