@@ -334,6 +334,33 @@ SENDER_BOOL_SETTER(set_verify_peer, verify_peer)
 SENDER_BOOL_SETTER(set_unit_label, unit_label)
 SENDER_BOOL_SETTER(set_container_id_label, container_id_label)
 
+/* ---- disk spool (issue 5) */
+static int set_spool_dir(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (arg.string[0] != '/') {
+		mb_err("%s \"%s\": must be an absolute path", key, arg.string);
+		return -EINVAL;
+	}
+	return set_path(&c->sender.spool_dir, key, arg.string);
+}
+
+static int set_spool_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
+			       const struct cfg_value *v, size_t n)
+{
+	double b = arg.number;
+
+	c->sender_keys++;
+	if (b != floor(b) || b < (double)SENDER_MIN_SPOOL_BYTES || b > (double)SENDER_MAX_SPOOL_BYTES) {
+		mb_err("%s %g: must be a whole number of bytes from %llu (1 MiB) to %llu (1 TiB)", key, b,
+		       SENDER_MIN_SPOOL_BYTES, SENDER_MAX_SPOOL_BYTES);
+		return -EINVAL;
+	}
+	c->sender.spool_max_bytes = (unsigned long long)b;
+	return 0;
+}
+
 static const struct cfg_key keys[] = {
 	{ "Backend", SHAPE_STRING, set_backend },
 	{ "CgroupRoot", SHAPE_STRING, set_cgroup_root },
@@ -362,6 +389,8 @@ static const struct cfg_key keys[] = {
 	{ "BasicAuthUser", SHAPE_STRING, set_basic_auth_user },
 	{ "BasicAuthPasswordFile", SHAPE_STRING, set_basic_auth_password_file },
 	{ "VerifyPeer", SHAPE_BOOLEAN, set_verify_peer },
+	{ "SpoolDir", SHAPE_STRING, set_spool_dir },
+	{ "SpoolMaxBytes", SHAPE_NUMBER, set_spool_max_bytes },
 };
 
 #define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -551,6 +580,10 @@ static int sender_config_finish(struct plugin_config *c)
 	}
 	if (s->connect_timeout_s > s->timeout_s) {
 		mb_err("ConnectTimeout %g: longer than Timeout %g", s->connect_timeout_s, s->timeout_s);
+		errors++;
+	}
+	if (s->spool_max_bytes && !s->spool_dir) {
+		mb_err("SpoolMaxBytes: given without SpoolDir");
 		errors++;
 	}
 out:

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct send_queue {
 	pthread_mutex_t lock;
@@ -29,7 +30,14 @@ int send_queue_new(size_t capacity, struct send_queue **out)
 	}
 	q->cap = capacity;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->nonempty, NULL);
+	{
+		pthread_condattr_t attr;
+
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&q->nonempty, &attr);
+		pthread_condattr_destroy(&attr);
+	}
 	*out = q;
 	return 0;
 }
@@ -72,6 +80,25 @@ void *send_queue_pop(struct send_queue *q)
 		item = take_locked(q);
 	pthread_mutex_unlock(&q->lock);
 	return item;
+}
+
+int send_queue_pop_until(struct send_queue *q, const struct timespec *deadline, void **item)
+{
+	bool closed;
+	int err = 0;
+
+	*item = NULL;
+	pthread_mutex_lock(&q->lock);
+	while (!q->len && !q->closed && err != ETIMEDOUT)
+		err = deadline ? pthread_cond_timedwait(&q->nonempty, &q->lock, deadline)
+			       : pthread_cond_wait(&q->nonempty, &q->lock);
+	if (q->len)
+		*item = take_locked(q);
+	closed = q->closed;
+	pthread_mutex_unlock(&q->lock);
+	if (*item)
+		return 0;
+	return closed ? -EPIPE : -ETIMEDOUT;
 }
 
 void *send_queue_try_pop(struct send_queue *q)

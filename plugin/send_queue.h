@@ -5,8 +5,10 @@
  * makes room and is handed back to the caller, who counts the drop. pop
  * blocks until an item arrives or the queue is closed.
  *
- * This is the one place that decides where waiting data lives. Today it is
- * memory; a disk spool (issue 5) implements the same functions.
+ * The queue holds snapshots, before encoding. The disk spool (spool.h,
+ * issue 5) sits after the encoder: with SpoolDir the sender thread drains
+ * this queue at once and writes the encoded requests it cannot send to disk,
+ * so this queue stays short and only covers the time of one request.
  */
 #ifndef MEMCG_BPF_SEND_QUEUE_H
 #define MEMCG_BPF_SEND_QUEUE_H
@@ -26,6 +28,12 @@ int send_queue_new(size_t capacity, struct send_queue **out);
 int send_queue_push(struct send_queue *q, void *item, void **evicted);
 /* The oldest item, waiting for one; NULL once closed and empty. */
 void *send_queue_pop(struct send_queue *q);
+struct timespec;
+/*
+ * The oldest item in *@item, waiting until @deadline (CLOCK_MONOTONIC; NULL:
+ * no limit). 0, -ETIMEDOUT, or -EPIPE once closed and empty.
+ */
+int send_queue_pop_until(struct send_queue *q, const struct timespec *deadline, void **item);
 /* The oldest item or NULL, without waiting. */
 void *send_queue_try_pop(struct send_queue *q);
 size_t send_queue_length(struct send_queue *q);

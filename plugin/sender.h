@@ -17,14 +17,29 @@
  *                 errors move to the next URL (failover, round robin)
  *   other 4xx     the request is dropped, status and body logged once,
  *                 counted as dropped with reason "rejected"
- * While the thread retries, the queue keeps the newest intervals; the oldest
- * is dropped when it is full (reason "queue_full"). At stop, what is queued
- * gets one attempt each (failures: reason "shutdown").
+ * Without SpoolDir: while the thread retries, the queue keeps the newest
+ * intervals; the oldest is dropped when it is full (reason "queue_full"). At
+ * stop, what is queued gets one attempt each (failures: reason "shutdown").
+ *
+ * With SpoolDir (issue 5), the thread never sleeps on a failing collector
+ * while snapshots wait: a request that fails with a retryable error goes to
+ * the disk spool (spool.h), and so does every later request while the spool
+ * holds anything, so that order is kept. The spool's oldest record is tried
+ * again after the backoff; each one that is taken is marked sent; between
+ * records the thread drains the queue into the spool. A healthy collector
+ * never sees the disk (no write-ahead). Drops: "spool_full" (the cap evicted
+ * the oldest records), "spool_error" (a record found corrupt, or a write
+ * that failed), "rejected" (4xx, also for spooled requests). At stop, the
+ * queue is sent or spooled, then the spool is replayed for at most
+ * SENDER_SHUTDOWN_S seconds (when not in backoff); the rest stays on disk
+ * for the next start.
  */
 #ifndef MEMCG_BPF_SENDER_H
 #define MEMCG_BPF_SENDER_H
 
 #include <stdint.h>
+
+#define SENDER_SHUTDOWN_S 5.0
 
 #include "sender_config.h"
 #include "snapshot.h"
@@ -34,6 +49,8 @@ enum drop_reason {
 	DROP_REJECTED,
 	DROP_ENCODE,
 	DROP_SHUTDOWN,
+	DROP_SPOOL_FULL,
+	DROP_SPOOL_ERROR,
 	DROP_NR,
 };
 
@@ -50,6 +67,10 @@ struct sender_stats {
 	double cpu_s;               /* the thread's CPU time building, encoding and sending */
 	uint64_t intervals;         /* snapshots processed */
 	size_t queued;
+	uint64_t spool_batches;     /* requests waiting on disk */
+	uint64_t spool_bytes;       /* their segments' size */
+	uint64_t spooled;           /* requests written to the spool */
+	uint64_t replayed;          /* requests sent from the spool */
 	enum wire_format format;    /* the format in use now */
 };
 

@@ -108,6 +108,8 @@ void sender_config_free(struct sender_config *c)
 	free(c->basic_auth_user);
 	free(c->basic_auth_password_file);
 	free(c->host);
+	free(c->spool_dir);
+	c->spool_dir = NULL;
 	c->ca_cert = c->client_cert = c->client_key = NULL;
 	c->bearer_token_file = c->basic_auth_user = c->basic_auth_password_file = c->host = NULL;
 }

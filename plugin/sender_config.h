@@ -33,6 +33,9 @@ enum compression {
 #define SENDER_MAX_SAMPLES_LIMIT 1000000
 #define SENDER_MAX_BYTES_LIMIT (64L << 20)
 #define SENDER_QUEUE_LENGTH_LIMIT 10000
+#define SENDER_DEFAULT_SPOOL_BYTES (256ull << 20)
+#define SENDER_MIN_SPOOL_BYTES (1ull << 20)
+#define SENDER_MAX_SPOOL_BYTES (1ull << 40)
 #define SENDER_MAX_URLS 8
 #define SENDER_MAX_LABELS 32
 
@@ -63,6 +66,8 @@ struct sender_config {
 	char *basic_auth_password_file;
 	bool verify_peer;
 	char *host; /* the "host" label; the glue sets collectd's Hostname */
+	char *spool_dir;          /* NULL: no disk spool, the queue is all (issue 5) */
+	unsigned long long spool_max_bytes; /* 0: SENDER_DEFAULT_SPOOL_BYTES */
 };
 
 const char *wire_format_name(enum wire_format f);

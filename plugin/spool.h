@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The disk spool: encoded requests (compressed protobuf bodies, ready to
+ * POST) that could not be sent yet, kept in SpoolDir until the collector
+ * takes them, oldest first, across restarts of collectd.
+ *
+ * Layout: SpoolDir holds "lock" (flock: one process per directory) and
+ * segment files "%016x.spool" named by an increasing number. A process
+ * never appends to a segment it did not create: after a restart (or a
+ * kill -9) the old segments are only read, and new records go to a new one.
+ * A segment is a 16-byte file header ("MBSPOOL\0", version 1, 0) followed by
+ * records, all numbers little-endian:
+ *
+ *   0  "MBSR"        magic
+ *   4  u32 crc       zlib crc32 of bytes 12..39 and the body
+ *   8  u8  state     'P' pending, 'S' sent (not under the CRC: set in place)
+ *   9  3 bytes 0
+ *  12  u32 len       body bytes
+ *  16  u32 raw_len   protobuf bytes before compression
+ *  20  u32 samples   series values in the request
+ *  24  u8 format, u8 compression (enum wire_format, enum compression), u16 0
+ *  28  u32 0
+ *  32  u64 seq       record number, increasing over the spool's life
+ *  40  body
+ *
+ * Reading a segment stops at the first record that is short, has a bad
+ * magic, an impossible length or a wrong CRC: the records before it are
+ * kept, the rest of that segment is ignored (logged and counted as one
+ * corrupt batch). A torn write at kill -9 can only damage the last record
+ * of the segment being written, never an earlier one.
+ *
+ * Durability: records are written with write(2), so a kill -9 of collectd
+ * loses nothing already written (the data is in the kernel's page cache).
+ * spool_sync() (fdatasync) is called by the sender once per interval that
+ * went to disk, so a power loss costs at most the last interval. Marking a
+ * record sent is a one-byte pwrite without fsync: after a crash at the
+ * wrong moment a sent record may be sent again (at least once delivery).
+ *
+ * The cap: the segments' bytes on disk never exceed max_bytes. A new record
+ * that does not fit evicts whole segments, oldest first (segments are about
+ * max_bytes / 8); what they still held is reported to the caller (to count
+ * as dropped, reason "spool_full") and logged.
+ *
+ * Not thread safe: the sender thread alone uses a spool.
+ */
+#ifndef MEMCG_BPF_SPOOL_H
+#define MEMCG_BPF_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SPOOL_FILE_HEADER 16
+#define SPOOL_RECORD_HEADER 40
+#define SPOOL_MAX_BODY (64u << 20) /* a longer length field is corruption */
+#define SPOOL_MIN_BYTES (1u << 20) /* smallest SpoolMaxBytes accepted by the config */
+#define SPOOL_DEFAULT_BYTES (256ull << 20)
+
+struct spool_record {
+	uint8_t format;      /* enum wire_format */
+	uint8_t compression; /* enum compression */
+	uint32_t raw_len;
+	uint32_t nr_samples;
+	const uint8_t *body;
+	size_t len;
+};
+
+/* What an operation had to give up: dropped for lack of room or found corrupt. */
+struct spool_loss {
+	uint64_t full_batches, full_samples;
+	uint64_t corrupt_batches;
+};
+
+struct spool_opts {
+	const char *dir;
+	uint64_t max_bytes;
+	uint64_t segment_bytes; /* 0: max_bytes / 8, at least 4 KiB */
+};
+
+struct spool;
+
+/*
+ * Creates @o->dir (one level, mode 0700) when missing, takes its lock, reads
+ * the segments left by earlier runs (corrupt tails reported in @loss).
+ * 0, -EBUSY (another process holds the lock) or a negative errno; logs why.
+ */
+int spool_open(const struct spool_opts *o, struct spool **out, struct spool_loss *loss);
+/* Appends a record (evicting the oldest segments when full, see @loss). */
+int spool_append(struct spool *sp, const struct spool_record *r, struct spool_loss *loss);
+/* fdatasync of the segment being written; 0 when there is none. */
+int spool_sync(struct spool *sp);
+/*
+ * The oldest pending record; its body stays valid until the next call.
+ * -ENOENT when there is none. A record found corrupt now is skipped with
+ * the rest of its segment (@loss).
+ */
+int spool_peek(struct spool *sp, struct spool_record *out, struct spool_loss *loss);
+/* Marks the record spool_peek() returned as sent; removes finished segments. */
+int spool_ack(struct spool *sp);
+uint64_t spool_pending(const struct spool *sp);       /* records */
+uint64_t spool_pending_samples(const struct spool *sp);
+uint64_t spool_bytes(const struct spool *sp);         /* on disk, segments only */
+/* Closes everything (the data stays on disk); accepts NULL. */
+void spool_close(struct spool *sp);
+
+/*
+ * Checks one segment's bytes as the reader does: the number of good records
+ * (and how many are pending), and the offset where reading stopped. For
+ * tests and the fuzzer; never fails.
+ */
+struct spool_scan {
+	size_t records, pending;
+	uint64_t pending_samples;
+	size_t good_end;  /* offset after the last good record */
+	int bad;          /* 0: clean end; else why reading stopped (SPOOL_BAD_*) */
+};
+enum { SPOOL_BAD_NONE, SPOOL_BAD_HEADER, SPOOL_BAD_SHORT, SPOOL_BAD_MAGIC, SPOOL_BAD_LENGTH, SPOOL_BAD_CRC };
+void spool_scan_buffer(const uint8_t *buf, size_t len, struct spool_scan *out);
+const char *spool_bad_name(int bad);
+
+#endif

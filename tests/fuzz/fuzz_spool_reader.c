@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: the spool reader on arbitrary segment bytes. Whatever
+ * the input, the reader must stop inside it, keep only whole records, and
+ * give the same answer for the prefix that ends at its stopping point.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "spool.h"
+
+static void quiet(int level, const char *msg)
+{
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct spool_scan a, b;
+
+	mb_log_set_sink(quiet);
+	spool_scan_buffer(data, size, &a);
+	if (a.good_end > size || a.pending > a.records)
+		abort();
+	if (a.bad == SPOOL_BAD_HEADER) {
+		if (a.records)
+			abort();
+		return 0;
+	}
+	if (a.good_end < SPOOL_FILE_HEADER || (a.bad == SPOOL_BAD_NONE && a.good_end != size))
+		abort();
+	/* the good prefix alone reads back clean with the same records */
+	spool_scan_buffer(data, a.good_end, &b);
+	if (b.bad != SPOOL_BAD_NONE || b.records != a.records || b.pending != a.pending ||
+	    b.pending_samples != a.pending_samples || b.good_end != a.good_end)
+		abort();
+	return 0;
+}
