@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "stat_catalog.h"
 
@@ -38,6 +39,9 @@ struct sample_table {
 	char *path_buf;
 	size_t path_len, path_cap;
 };
+
+/* Nanoseconds on @clock: CLOCK_REALTIME for timestamp_ns, CLOCK_MONOTONIC for duration_ns. */
+uint64_t sample_clock_ns(clockid_t clock);
 
 void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats);
 /* Empties the table, keeping its storage. */

@@ -369,14 +369,6 @@ free_btf:
 	return err; /* on error the caller calls bpf_close() */
 }
 
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* One pass of the iterator over the tree. */
 static int run_walk(struct bpf_backend *b)
 {
@@ -455,8 +447,8 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 	__u64 i, nr;
 	int err;
 
-	t->timestamp_ns = now_ns(CLOCK_REALTIME);
-	t->duration_ns = now_ns(CLOCK_MONOTONIC);
+	t->timestamp_ns = sample_clock_ns(CLOCK_REALTIME);
+	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC);
 	err = walk_all(s, b);
 	if (err)
 		return err;
@@ -483,7 +475,7 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 			return -ENOMEM;
 		fill_row(b, t->nr_stats, rec, row);
 	}
-	t->duration_ns = now_ns(CLOCK_MONOTONIC) - t->duration_ns;
+	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC) - t->duration_ns;
 	return 0;
 }
 

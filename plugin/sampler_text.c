@@ -83,14 +83,6 @@ static const char *const file_names[2][NR_FILES] = {
 	{ "memory.stat", "memory.current", "memory.events" },
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------ reading */
 
 /* Reads the whole file at offset 0 into pr->buf. */
@@ -359,11 +351,11 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 static int text_sample(struct sampler *s, struct sample_table *t)
 {
 	struct text_priv *pr = s->priv;
-	uint64_t start = now_ns(CLOCK_MONOTONIC);
+	uint64_t start = sample_clock_ns(CLOCK_MONOTONIC);
 	const struct cgroup_entry *e;
 	int err;
 
-	t->timestamp_ns = now_ns(CLOCK_REALTIME);
+	t->timestamp_ns = sample_clock_ns(CLOCK_REALTIME);
 	t->skipped = 0;
 	err = cgroup_index_refresh_if_changed(pr->idx);
 	if (err) {
@@ -396,7 +388,7 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 			break;
 		}
 	}
-	t->duration_ns = now_ns(CLOCK_MONOTONIC) - start;
+	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC) - start;
 	return 0;
 }
 
