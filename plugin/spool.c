@@ -391,7 +391,8 @@ static int load_segments(struct spool *sp, struct spool_loss *loss)
 		}
 		ids[n++] = id;
 	}
-	qsort(ids, n, sizeof(*ids), cmp_u64);
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u64);
 	for (size_t i = 0; i < n && !err; i++) {
 		err = load_segment(sp, ids[i], loss);
 		if (ids[i] >= sp->next_id)
