@@ -5,10 +5,14 @@
 #    exists in the table;
 #  - the built man page lists every stat of memcg-bpf-sample --list-stats;
 #  - man --warnings finds nothing to say about either man page.
-#   check-man.sh SRCDIR BUILDDIR
+#   check-man.sh [SRCDIR BUILDDIR]
+# Without arguments (make check runs it from the build directory): the
+# source tree this script is in, and the current directory. Needs no root
+# and takes well under a second, so a config key added without its
+# documentation fails make check.
 set -eu
-src=${1:?usage: check-man.sh SRCDIR BUILDDIR}
-build=${2:?usage: check-man.sh SRCDIR BUILDDIR}
+src=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${2:-$(pwd)}
 tmpl="$src/doc/collectd-memcg_bpf.5.in"
 page="$build/doc/collectd-memcg_bpf.5"
 fail=0
@@ -40,6 +44,7 @@ for s in $("$build/memcg-bpf-sample" --list-stats | awk 'NR > 1 { print $1 }'); 
 done
 echo "check-man: $n stats in the catalog, all in the man page" | { [ $fail = 0 ] && cat || true; }
 
+command -v man >/dev/null || { echo "check-man: man (man-db) not installed: man --warnings not run"; exit $fail; }
 for p in "$page" "$src/doc/memcg-bpf-sample.1"; do
 	MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -E UTF-8 -l -Tutf8 -Z "$p" >/dev/null 2>"$tmp/warn" || true
 	if [ -s "$tmp/warn" ]; then
