@@ -7,8 +7,8 @@
 #    into a rules file as recording rules (Grafana variables replaced by
 #    $host/$cgroup -> .*, $__rate_interval -> 5m, $__range -> 1h) and
 #    checked with promtool check rules.
-# Does not prove the panels return data: that needs a Prometheus fed by the
-# plugin (issue 6, acceptance; not done yet).
+# That they return data is tested by make packagecheck against a Prometheus
+# fed by the installed plugin (tests/packaging/query-dashboard.py).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 promtool=${PROMTOOL:-promtool}

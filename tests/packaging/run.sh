@@ -8,12 +8,29 @@
 #  3. apt-get install ./collectd-memcg-bpf_*.deb; dpkg -L has the expected
 #     layout; the conffile is registered; collectd -t and collectd -T accept
 #     a configuration that includes the shipped snippet, enabled;
+#  4. acceptance (issue 6): with Debian's collectd package (installed from
+#     bookworm if missing, removed again afterwards), the shipped snippet
+#     enabled with its documented sed and its URL pointed at a Prometheus
+#     the test starts on 127.0.0.1 (9090 as shipped when free, else a free
+#     port, edited into the URL as an operator would), Interval 2 set on
+#     the LoadPlugin line, `/etc/init.d/collectd restart`: memcg_* series of
+#     this host appear in Prometheus;
+#  5. the dashboard against that data: Prometheus loads
+#     packaging/dashboard/memcg_bpf.rules.yml (a test copy evaluated every
+#     2 s instead of every minute; the windows are unchanged), then every
+#     panel query of memcg_bpf.grafana.json and every recording rule runs
+#     through /api/v1/query and must return data (query-dashboard.py);
+#     promtool check rules / test rules (packaging/dashboard/check.sh);
+#     collectd and Prometheus are stopped by PID;
 #     apt-get purge leaves nothing behind;
-#  4. packaging/build-rpm.sh: make dist -> rpmbuild --nodeps; rpm -qlp has
+#  6. packaging/build-rpm.sh: make dist -> rpmbuild --nodeps; rpm -qlp has
 #     the expected layout.
 # Prints the time each step takes. Exit 77 (skip) when not root or when
 # dpkg-buildpackage/rpmbuild are missing; exit 1 on the first failure.
-# Environment: MEMCG_BPF_SRCDIR, MEMCG_BPF_BUILDDIR (set by make packagecheck).
+# Environment: MEMCG_BPF_SRCDIR, MEMCG_BPF_BUILDDIR (set by make packagecheck);
+# MEMCG_BPF_KEEP=1 keeps the work directory. Prometheus and promtool come
+# from Debian sid, unpacked into ~/.cache/memcg_bpf/receivers
+# (tests/sender/fetch-receivers.sh, tests/packaging/fetch-promtool.sh).
 set -eu
 src=${MEMCG_BPF_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${MEMCG_BPF_BUILDDIR:?MEMCG_BPF_BUILDDIR: the configured build directory}
@@ -28,13 +45,49 @@ if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; the
 	exit 1
 fi
 
+# The acceptance restarts the system's collectd: not when one is running.
+if [ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null; then
+	echo "packagecheck: collectd is running here (/var/run/collectd.pid); not touching it" >&2
+	exit 1
+fi
+# Prometheus and promtool (Debian sid, unpacked, cached)
+prometheus=$("$src/tests/sender/fetch-receivers.sh" 2>/dev/null | awk '$1 == "prometheus" { print $3 }') || true
+[ -x "$prometheus" ] || { echo "packagecheck: SKIP: no Prometheus (tests/sender/fetch-receivers.sh: no network and no cache)"; exit 77; }
+promtool=$("$src/tests/packaging/fetch-promtool.sh") || { echo "packagecheck: SKIP: no promtool (no network and no cache)"; exit 77; }
+
 work=$(mktemp -d /tmp/memcg-bpf-packagecheck.XXXXXX)
 installed=0
+collectd_installed=0 # 1: this test installed Debian's collectd package
+collectd_rrd_was_there=1
+prom_pid=
+stop_pid() { # stop_pid PID: TERM, then KILL after 10 s
+	kill -TERM "$1" 2>/dev/null || return 0
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL "$1" 2>/dev/null || true
+}
+# stop_collectd: the init script's stop (collectdmon by its pidfile), then
+# both PIDs checked and, if still alive, stopped by PID.
+stop_collectd() {
+	mon=$(cat /var/run/collectd.pid 2>/dev/null || true)
+	[ -n "$mon" ] || return 0
+	child=$(ps -o pid= --ppid "$mon" 2>/dev/null | tr -d ' ' || true)
+	/etc/init.d/collectd stop >"$work/collectd-stop.log" 2>&1 || true
+	for p in $mon $child; do stop_pid "$p"; done
+	rm -f /var/run/collectd.pid
+}
 cleanup() {
+	stop_collectd
+	[ -z "$prom_pid" ] || stop_pid "$prom_pid"
 	if [ $installed = 1 ]; then
 		echo "packagecheck: removing $pkg after a failure"
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >/dev/null 2>&1 || true
 	fi
+	if [ $collectd_installed = 1 ]; then
+		echo "packagecheck: removing the collectd package it installed"
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q collectd >/dev/null 2>&1 || true
+	fi
+	[ $collectd_rrd_was_there = 1 ] || rm -rf /var/lib/collectd/rrd
 	[ "${MEMCG_BPF_KEEP:-0}" = 1 ] && echo "packagecheck: kept $work" || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -119,6 +172,91 @@ if grep -E "Initialization of plugin .memcg_bpf. failed|memcg_bpf plugin: .*(unk
 fi
 step_end "collectd -t (shipped, enabled) and -T (enabled): $(grep -m1 -o 'memcg_bpf plugin: backend [a-z]*' "$work/T1.log")"
 
+# ---- 4. acceptance: the system's collectd ships to a local Prometheus
+step_start "acceptance: enable the snippet, /etc/init.d/collectd restart, series in Prometheus"
+if ! dpkg-query -W -f='${Status}' collectd 2>/dev/null | grep -q 'ok installed'; then
+	collectd_installed=1
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends collectd \
+		>"$work/apt-install-collectd.log" 2>&1 || { cat "$work/apt-install-collectd.log"; fail "apt-get install collectd"; }
+fi
+[ -d /var/lib/collectd/rrd ] || collectd_rrd_was_there=0
+grep -q '^<Include "/etc/collectd/collectd.conf.d">' /etc/collectd/collectd.conf ||
+	fail "/etc/collectd/collectd.conf does not include collectd.conf.d"
+# Prometheus with the remote-write receiver and the rules (a test copy
+# evaluated every 2 s: the group's "interval: 1m" would make the first
+# recording-rule value wait up to a minute; the [5m] windows stay, rate()
+# and increase() need only two samples in them).
+mkdir -p "$work/prom"
+sed 's/^\(    interval: \)1m$/\12s/' "$src/packaging/dashboard/memcg_bpf.rules.yml" >"$work/prom/rules.yml"
+grep -q '^    interval: 2s$' "$work/prom/rules.yml" || fail "rules: no group interval to shorten"
+cat >"$work/prom/prometheus.yml" <<PROM
+global:
+  evaluation_interval: 2s
+rule_files:
+  - $work/prom/rules.yml
+PROM
+port=9090
+if ! python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 9090))' 2>/dev/null; then
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+"$prometheus" --config.file="$work/prom/prometheus.yml" --storage.tsdb.path="$work/prom/data" \
+	--web.listen-address="127.0.0.1:$port" --web.enable-remote-write-receiver \
+	>"$work/prom/prometheus.log" 2>&1 &
+prom_pid=$!
+prom=http://127.0.0.1:$port
+i=0
+until curl -sf -o /dev/null "$prom/-/ready"; do
+	kill -0 "$prom_pid" 2>/dev/null && [ $i -lt 300 ] || { cat "$work/prom/prometheus.log"; fail "Prometheus did not start"; }
+	sleep 0.1; i=$((i + 1))
+done
+# What an operator does: the header's sed, the URL to this Prometheus, a
+# shorter interval for this plugin only, then restart collectd.
+sed -i 's/^#\([^ #]\)/\1/' "$conf"
+sed -i "s|^\(\tURL \"http://\)127.0.0.1:9090/|\1127.0.0.1:$port/|" "$conf"
+sed -i 's|^LoadPlugin memcg_bpf$|<LoadPlugin memcg_bpf>\n\tInterval 2\n</LoadPlugin>|' "$conf"
+grep -q "^	URL \"$prom/api/v1/write\"$" "$conf" || { cat "$conf"; fail "the enabled snippet has no URL to $prom"; }
+/etc/init.d/collectd restart >"$work/collectd-restart.log" 2>&1 || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart"; }
+[ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null ||
+	{ cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart: no collectd running"; }
+# collectd's Hostname: FQDNLookup true in Debian's collectd.conf
+hosts="$(hostname) $(hostname -f 2>/dev/null || true)"
+host=
+t_ship=$(date +%s)
+while [ -z "$host" ] && [ $(($(date +%s) - t_ship)) -lt 60 ]; do
+	sleep 1
+	for h in $hosts; do
+		n=$(curl -sf "$prom/api/v1/query" --data-urlencode "query=count({__name__=~\"memcg_.+\", host=\"$h\"})" |
+			python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)') || n=0
+		[ "$n" = 0 ] || { host=$h; break; }
+	done
+done
+if [ -z "$host" ]; then
+	cat "$work/prom/prometheus.log" | tail -20
+	collectd -T -C /etc/collectd/collectd.conf 2>&1 | grep -i memcg | tail -20
+	fail "no memcg_* series of host $hosts in Prometheus 60 s after the restart"
+fi
+step_end "$n memcg_* series of host $host in Prometheus ($prom) $(($(date +%s) - t_ship)) s after the restart"
+
+# ---- 5. the dashboard and the rules against that data
+step_start "dashboard panels and recording rules through the query API"
+# stats the running kernel does not give (cgroup v1: memory.stat lacks some)
+missing=
+if [ ! -e /sys/fs/cgroup/cgroup.controllers ] && [ -d /sys/fs/cgroup/memory ]; then
+	missing=$(/usr/bin/memcg-bpf-sample --list-stats | awk 'NR > 1 && $5 == "-" { printf "%s,", $1 }')
+fi
+python3 "$src/tests/packaging/query-dashboard.py" --prom "$prom" --host "$host" \
+	--dashboard "$src/packaging/dashboard/memcg_bpf.grafana.json" --rules "$work/prom/rules.yml" \
+	--rate-interval 30s --range 5m --missing "$missing" --deadline 90 >"$work/queries.txt" 2>&1 ||
+	{ cat "$work/queries.txt"; fail "dashboard queries (query-dashboard.py)"; }
+sed 's/^/packagecheck:   /' "$work/queries.txt"
+PROMTOOL=$promtool "$src/packaging/dashboard/check.sh" >"$work/promtool.txt" 2>&1 ||
+	{ cat "$work/promtool.txt"; fail "promtool check rules / test rules (packaging/dashboard/check.sh)"; }
+step_end "$(tail -n 1 "$work/queries.txt"); promtool check+test rules ok"
+
+stop_collectd
+stop_pid "$prom_pid"
+prom_pid=
+
 step_start "apt-get purge $pkg"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >"$work/apt-purge.log" 2>&1 || { cat "$work/apt-purge.log"; fail "apt-get purge"; }
 installed=0
@@ -127,7 +265,7 @@ for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf"; do
 done
 step_end "purged, nothing left"
 
-# ---- 4. RPM
+# ---- 6. RPM
 step_start "build the RPM (packaging/build-rpm.sh, rpmbuild --nodeps)"
 # from the same make dist tarball the .deb was built from
 tarball=$(ls "$work"/debwork/dist-build/memcg_bpf-*.tar.gz)
