@@ -7,7 +7,10 @@
 #   bench_collectd  the real collectd daemon with memcg_bpf.so at 1,000 and
 #                   10,000 cgroups, bpf and text backends: its CPU time per
 #                   interval and the part of it spent outside sampling, with
-#                   bench/bench_sink.c (built here) as the write plugin.
+#                   bench/bench_sink.c (built here) as the write plugin;
+#   encode-bench    tests/sender/encode-bench: the sender's CPU per interval
+#                   (series, encoding, compression; no HTTP) at 1,000
+#                   cgroups and the default stats, per format.
 # Prints both tables, the second also as Markdown. Not a test: it only
 # fails when it cannot run.
 #   MEMCG_BPF_BUILDDIR=/abs/builddir bench/run.sh
@@ -34,8 +37,11 @@ if [ -f "$B/.libs/memcg_bpf.so" ]; then
 	fi
 fi
 
+# the sender's encoding CPU per interval, measured in the same guest
+programs=$B/bench/memcg-bench
+[ -x "$B/tests/sender/encode-bench" ] && programs="$programs $B/tests/sender/encode-bench"
 MEMCG_BPF_VM_KERNELS=kfunc:bench MEMCG_BPF_VM_LOGDIR=$logs \
-	MEMCG_BPF_VM_PROGRAMS=$B/bench/memcg-bench \
+	MEMCG_BPF_VM_PROGRAMS=$programs \
 	MEMCG_BPF_VM_FILES="${MEMCG_BPF_VM_FILES:-} $files" \
 	MEMCG_BPF_VM_MEM=${MEMCG_BPF_VM_MEM:-2048} \
 	MEMCG_BPF_VM_TEST_TIMEOUT=${MEMCG_BPF_VM_TEST_TIMEOUT:-600} \

@@ -431,6 +431,12 @@ t_bench() {
 			--repeat "${VMTEST_BENCH_REPEAT:-30}" >> "$WORK/bench.out" 2>> "$WORK/bench.err"
 		rc=$?
 	done
+	# the sender's CPU per interval next to the sampling figures above
+	if [ $rc -eq 0 ] && command -v encode-bench >/dev/null; then
+		echo "# encode-bench: the sender's CPU per interval at 1,000 cgroups, default stats" >> "$WORK/bench.out"
+		encode-bench 1000 21 >> "$WORK/bench.out" 2>> "$WORK/bench.err"
+		rc=$?
+	fi
 	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
 	if [ $rc -ne 0 ]; then
 		head -n 40 "$WORK/bench.err" | while IFS= read -r line; do info "stderr: $line"; done
