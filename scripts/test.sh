@@ -3,7 +3,10 @@
 # and runs every test suite: unit, host and collectd-daemon tests (make
 # check), the real-kernel VM tests on Debian's 7.x and 6.12 kernels (make
 # vmcheck), the same host tests under ASan + UBSan with the libFuzzer targets
-# (scripts/sanitize.sh) and make distcheck. The last line sums them up.
+# (scripts/sanitize.sh), the package test (make packagecheck: builds the
+# .deb, installs it with apt, ships into a local Prometheus, runs the
+# dashboard's queries, purges it; builds the RPM) and make distcheck. The
+# last line sums them up.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
@@ -43,6 +46,15 @@ san=$(tail -n 1 sanitize.log)
 san_pass=$(echo "$san" | sed -n 's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
 san_fail=$(echo "$san" | sed -n 's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
 
+echo "=== make packagecheck (the .deb through apt into Prometheus, the dashboard, the RPM)"
+if make packagecheck >packagecheck.log 2>&1; then
+	pkg_pass=1 pkg_fail=0
+else
+	status=1 pkg_pass=0 pkg_fail=1
+	tail -n 40 packagecheck.log
+fi
+grep -E '^(packagecheck|  )' packagecheck.log | tail -n 20
+
 echo "=== make distcheck"
 if make distcheck >distcheck.log 2>&1; then
 	echo "distcheck: ok ($(ls memcg_bpf-*.tar.gz))"
@@ -52,8 +64,8 @@ else
 	tail -n 40 distcheck.log
 fi
 
-pass=$((${check_pass:-0} + ${vm_pass:-0} + ${san_pass:-0} + dist_pass))
-fail=$((${check_fail:-0} + ${check_error:-0} + ${vm_fail:-1} + ${san_fail:-1} + dist_fail))
+pass=$((${check_pass:-0} + ${vm_pass:-0} + ${san_pass:-0} + pkg_pass + dist_pass))
+fail=$((${check_fail:-0} + ${check_error:-0} + ${vm_fail:-1} + ${san_fail:-1} + pkg_fail + dist_fail))
 [ $status -eq 0 ] || [ $fail -gt 0 ] || fail=1
 echo "tests: $pass passed, $fail failed"
 exit $status
