@@ -41,19 +41,24 @@ expect() {
 	fi
 }
 
-# A fake cgroup tree: R, R/a, R/a/<tab and quote>, R/a/<0xE9 byte>.
+# A fake cgroup tree: R, R/a, R/a/<tab and quote>, R/a/<0xE9 byte>,
+# R/a/<newline>, R/a/<255-byte name>.
 R=$tmp/root
 TAB=$(printf '\t')
 ODD="x${TAB}y\"z\\w"
 RAW=$(printf 'r\351')
-mkdir -p "$R/a/$ODD" "$R/a/$RAW"
-for d in "$R/a" "$R/a/$ODD" "$R/a/$RAW"; do
+NL="new
+line"
+LONG=$(printf '%0255d' 0 | tr 0 L)
+mkdir -p "$R/a/$ODD" "$R/a/$RAW" "$R/a/$NL" "$R/a/$LONG"
+for d in "$R/a" "$R/a/$ODD" "$R/a/$RAW" "$R/a/$NL" "$R/a/$LONG"; do
 	printf 'anon 4096\nfile 8192\nslab 100\n' > "$d/memory.stat"
 	echo 12288 > "$d/memory.current"
 	printf 'low 0\nhigh 1\nmax 2\noom 0\noom_kill 3\noom_group_kill 0\nsock_throttled 0\n' > "$d/memory.events"
 done
 ino() { stat -c %i "$1"; }
 iR=$(ino "$R") iA=$(ino "$R/a") iO=$(ino "$R/a/$ODD") iX=$(ino "$R/a/$RAW")
+iN=$(ino "$R/a/$NL") iL=$(ino "$R/a/$LONG")
 
 # rec ID PATH_JSON DEPTH VALUES_JSON [SAMPLE]
 rec() {
@@ -66,11 +71,13 @@ good() {
 	rec "$iA" /a 1 "$V"
 	rec "$iO" '/a/x\ty\"z\\w' 2 "$V"
 	rec "$iX" '/a/r\u00e9' 2 "$V"
+	rec "$iN" '/a/new\nline' 2 "$V"
+	rec "$iL" "/a/$LONG" 2 "$V"
 }
 good > "$tmp/good.json"
 
-expect 0 fs-good "$cv" fs -n 4 "$R" "$tmp/good.json"
-expect 1 fs-too-few "$cv" fs -n 5 "$R" "$tmp/good.json"
+expect 0 fs-good "$cv" fs -n 6 "$R" "$tmp/good.json"
+expect 1 fs-too-few "$cv" fs -n 7 "$R" "$tmp/good.json"
 sed 's/"anon":4096,"file"/"anon":4097,"file"/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-value-off-by-one "$cv" fs "$R" "$tmp/j"
 sed 's/"usage":12288/"usage":12287/' "$tmp/good.json" > "$tmp/j"
@@ -89,6 +96,10 @@ sed 's/"path":"\/a","depth":1/"path":"\/a","depth":2/' "$tmp/good.json" > "$tmp/
 expect 1 fs-wrong-depth "$cv" fs "$R" "$tmp/j"
 sed 's/r\\u00e9/r\\u00e8/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-wrong-escape "$cv" fs "$R" "$tmp/j"
+sed 's/new\\nline/new\\tline/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-newline-as-tab "$cv" fs "$R" "$tmp/j"
+sed 's/LLLL"/LLL"/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-long-name-cut "$cv" fs "$R" "$tmp/j"
 sed 's/"values":{"anon":4096,/"values":{/; s/}}$/}/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-bad-json "$cv" fs "$R" "$tmp/j"
 { good; rec "$iA" /a 1 ''; } | sed '2d' > "$tmp/j"
@@ -103,6 +114,7 @@ expect 1 cmp-value-other-side "$cv" cmp "$tmp/j" "$tmp/good.json"
 grep -v '"path":"/a/r' "$tmp/good.json" > "$tmp/j"
 expect 1 cmp-cgroup-one-side "$cv" cmp "$tmp/good.json" "$tmp/j"
 
+ids_stdin() { "$cv" ids "$R" "$tmp/created" - < "$1"; }
 # ids: "gone" was created (inode 999999999) and removed meanwhile.
 echo "999999999 /gone" > "$tmp/created"
 { good; rec 999999999 /gone 1 "$V" 1; rec "$iA" /a 1 "$V" 1; } > "$tmp/ids.json"
@@ -114,6 +126,21 @@ expect 1 ids-wrong-path "$cv" ids "$R" "$tmp/created" "$tmp/j"
 expect 1 ids-never-created "$cv" ids "$R" "$tmp/created" "$tmp/j"
 { good; rec "$iA" /a/renamed 2 "$V" 1; } > "$tmp/j"
 expect 1 ids-two-paths "$cv" ids "$R" "$tmp/created" "$tmp/j"
+# The JSON from stdin (how churn_soak streams it), a created path with an
+# escaped newline, depth and duplicate checks, gaps between samples.
+printf '999999998 /gone\\x0anl\n999999997 /half' >> "$tmp/created"
+{ good; rec 999999998 '/gone\nnl' 1 "$V" 1; rec "$iN" '/a/new\nline' 2 "$V" 2; } > "$tmp/j"
+expect 0 ids-stdin-escaped-log ids_stdin "$tmp/j"
+{ good; rec 999999998 '/gone\tnl' 1 "$V" 1; } > "$tmp/j"
+expect 1 ids-stdin-wrong-path ids_stdin "$tmp/j"
+{ good; rec 999999997 /half 1 "$V" 1; } > "$tmp/j"
+expect 1 ids-log-line-unfinished ids_stdin "$tmp/j"
+{ good; rec "$iA" /a 2 "$V" 1; } > "$tmp/j"
+expect 1 ids-wrong-depth ids_stdin "$tmp/j"
+{ good; rec "$iA" /a 1 "$V" 0; } > "$tmp/j"
+expect 1 ids-twice-in-sample ids_stdin "$tmp/j"
+{ good; rec "$iA" /a 1 "$V" 2; } > "$tmp/j"
+expect 1 ids-sample-gap ids_stdin "$tmp/j"
 
 # csv: what collectd's csv plugin writes for memcg_bpf. The plugin_instance
 # names are written out by hand from the rule in plugin/instance_name.h, so
@@ -121,7 +148,7 @@ expect 1 ids-two-paths "$cv" ids "$R" "$tmp/created" "$tmp/j"
 H=$tmp/csv/host
 csv_good() {
 	rm -rf "$H"
-	for inst in root self a 'a_x+09y+22z+5cw' 'a_r+e9'; do
+	for inst in root self a 'a_x+09y+22z+5cw' 'a_r+e9' 'a_new+0aline' "$LONG_INST"; do
 		mkdir -p "$H/memcg_bpf-$inst"
 		[ "$inst" = self ] && continue
 		printf 'epoch,value\n1.000,4000.000000\n2.000,4096.000000\n' > "$H/memcg_bpf-$inst/bytes-anon-2026-01-01"
@@ -130,10 +157,12 @@ csv_good() {
 		printf 'epoch,value\n2.000,2\n' > "$H/memcg_bpf-$inst/derive-max-2026-01-01"
 	done
 }
+# /a/<255 x L>: the first 101 bytes of its name, "+h", 24 hex digits of SHA-256 of the path
+LONG_INST=$(printf '%s' "a_$LONG" | cut -c 1-101)+h$(printf '%s' "/a/$LONG" | sha256sum | cut -c 1-24)
 S=anon,usage,oom_kill,max
 csv_good
-expect 0 csv-good "$cv" csv -n 3 "$R" "$H" "$S"
-expect 1 csv-too-few "$cv" csv -n 4 "$R" "$H" "$S"
+expect 0 csv-good "$cv" csv -n 5 "$R" "$H" "$S"
+expect 1 csv-too-few "$cv" csv -n 6 "$R" "$H" "$S"
 echo '3.000,4097.000000' >> "$H/memcg_bpf-a_x+09y+22z+5cw/bytes-anon-2026-01-01"
 expect 1 csv-last-row-off "$cv" csv "$R" "$H" "$S"
 csv_good

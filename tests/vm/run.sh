@@ -25,6 +25,9 @@
 #   MEMCG_BPF_VM_TIMEOUT   seconds per VM before it counts as hung (600)
 #   MEMCG_BPF_VM_TEST_TIMEOUT  seconds per guest test before it counts as hung (240)
 #   MEMCG_BPF_VM_ONLY      comma-separated test names to run (debugging)
+#   MEMCG_BPF_VM_GUEST_ENV space-separated VMTEST_*=VALUE settings for the
+#                          guest tests (e.g. VMTEST_SOAK_SECONDS=70), passed
+#                          on the kernel command line
 #   MEMCG_BPF_VM_LOGDIR    logs (default $MEMCG_BPF_BUILDDIR/vm-logs)
 #   QEMU                   qemu-system-x86_64
 #
@@ -75,6 +78,17 @@ else
 	for p in csv logfile; do
 		files="$files $COLLECTD_PLUGINS/$p.so=/usr/lib/collectd/$p.so"
 	done
+	# bench/bench_sink.c, a write plugin that only counts values: the churn
+	# soak's collectd writer (no I/O for tens of thousands of churned cgroups).
+	cflags=${COLLECTD_CPPFLAGS:-$(sed -n 's/^COLLECTD_CPPFLAGS = //p' "$BUILDDIR/Makefile" 2>/dev/null)}
+	# shellcheck disable=SC2086 # $cflags is a list of words
+	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -o "$LOGDIR/bench_sink.so" \
+		"$here/../../bench/bench_sink.c" > "$LOGDIR/bench_sink.log" 2>&1; then
+		files="$files $LOGDIR/bench_sink.so=/usr/lib/collectd/bench_sink.so"
+	else
+		echo "vm: cannot build bench/bench_sink.c (the churn soak will fail):"
+		sed 's/^/  /' "$LOGDIR/bench_sink.log"
+	fi
 fi
 
 initrd=$LOGDIR/initramfs.cpio.gz
@@ -96,6 +110,12 @@ boot() {
 	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
 	test -z "${MEMCG_BPF_VM_ONLY:-}" || cmdline="$cmdline vmtest.only=$MEMCG_BPF_VM_ONLY"
 	test -z "${MEMCG_BPF_VM_TEST_TIMEOUT:-}" || cmdline="$cmdline vmtest.timeout=$MEMCG_BPF_VM_TEST_TIMEOUT"
+	for kv in ${MEMCG_BPF_VM_GUEST_ENV:-}; do
+		case $kv in
+		VMTEST_*=*) cmdline="$cmdline vmtest.env.$kv" ;;
+		*) die "MEMCG_BPF_VM_GUEST_ENV: '$kv' is not VMTEST_NAME=VALUE" ;;
+		esac
+	done
 	echo "vm: booting $name ($vmlinuz), console in $console"
 	start=$(date +%s)
 	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 \

@@ -894,30 +894,186 @@ static int mode_cmp(int argc, char **argv)
 	return (bad || dups_a || dups_b || mismatches || only || names || compared == 0) ? 1 : 0;
 }
 
-struct idpath {
+/*
+ * ids: an id -> path map (open addressing) of every cgroup known to have
+ * existed, filled from a walk of ROOT and from CREATED_LOG, which another
+ * process may still be appending to while the JSON streams in.
+ */
+struct identry {
 	uint64_t id;
-	char *path;
+	char *path; /* NULL: free slot */
+	long last_sample;
+	bool from_log;
 };
 
-static int cmp_idpath(const void *a, const void *b)
-{
-	const struct idpath *x = a, *y = b;
+struct idmap {
+	struct identry *e;
+	size_t cap, n;
+	unsigned long inconsistent;
+};
 
-	return x->id < y->id ? -1 : x->id > y->id;
+static size_t id_slot(const struct idmap *m, uint64_t id)
+{
+	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
+
+	while (m->e[i].path && m->e[i].id != id)
+		i = (i + 1) & (m->cap - 1);
+	return i;
 }
 
+static struct identry *id_find(const struct idmap *m, uint64_t id)
+{
+	struct identry *e = &m->e[id_slot(m, id)];
+
+	return e->path ? e : NULL;
+}
+
+/* Adds id -> path (takes @path); the same id with another path is reported. */
+static void id_add(struct idmap *m, uint64_t id, char *path, bool from_log)
+{
+	struct identry *e;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct idmap old = *m;
+
+		m->cap = m->cap ? m->cap * 2 : 4096;
+		m->e = calloc(m->cap, sizeof(*m->e));
+		if (!m->e) {
+			perror("check_values: calloc");
+			exit(3);
+		}
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.e[i].path)
+				m->e[id_slot(m, old.e[i].id)] = old.e[i];
+		free(old.e);
+	}
+	e = &m->e[id_slot(m, id)];
+	if (e->path) {
+		if (strcmp(e->path, path)) {
+			report("inode %" PRIu64 " was created as %s and as %s (ids reused?)", id,
+			       show(e->path), show(path));
+			m->inconsistent++;
+		}
+		free(path);
+		return;
+	}
+	e->id = id;
+	e->path = path;
+	e->last_sample = -1;
+	e->from_log = from_log;
+	m->n++;
+}
+
+/* Undoes churn.c's escaping of a CREATED_LOG path (\xNN) in place. */
+static void unescape_log_path(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] == 'x' && hexval(s[2]) >= 0 && hexval(s[3]) >= 0) {
+			*o++ = (char)(hexval(s[2]) << 4 | hexval(s[3]));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+/*
+ * Reads the lines of CREATED_LOG added since the last call; a last line
+ * without its newline (being written right now) is left for the next call.
+ */
+static void read_created(FILE *f, struct idmap *m)
+{
+	static char *line;
+	static size_t cap;
+
+	for (;;) {
+		long off = ftell(f);
+		ssize_t n = getline(&line, &cap, f);
+		char *sp;
+
+		if (n <= 0) {
+			clearerr(f);
+			return;
+		}
+		if (line[n - 1] != '\n') {
+			fseek(f, off, SEEK_SET);
+			clearerr(f);
+			return;
+		}
+		line[n - 1] = 0;
+		sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		unescape_log_path(sp + 1);
+		id_add(m, strtoull(line, NULL, 10), xstrdup(sp + 1), true);
+	}
+}
+
+struct pending {
+	uint64_t id;
+	char *path;
+	long sample, depth;
+};
+
+/*
+ * Checks one record against the map. Returns false when its id is not (yet)
+ * known.
+ */
+static bool check_id(struct idmap *m, uint64_t id, const char *path, long sample, long depth,
+		     unsigned long *wrong_path, unsigned long *bad_depth, unsigned long *dup,
+		     unsigned long *churned)
+{
+	struct identry *e = id_find(m, id);
+
+	if (!e)
+		return false;
+	if (strcmp(e->path, path)) {
+		report("sample %ld: cgroup_id %" PRIu64 " reported as %s, but it is %s", sample, id,
+		       show(path), show(e->path));
+		(*wrong_path)++;
+	}
+	if (depth != path_depth(path)) {
+		report("sample %ld: %s: depth %ld, expected %ld", sample, show(path), depth,
+		       path_depth(path));
+		(*bad_depth)++;
+	}
+	if (e->last_sample == sample) {
+		report("sample %ld: cgroup_id %" PRIu64 " (%s) reported twice", sample, id, show(path));
+		(*dup)++;
+	}
+	e->last_sample = sample;
+	if (e->from_log)
+		(*churned)++;
+	return true;
+}
+
+/*
+ * Streams the JSON (a file, or "-" for stdin: the CLI's output through a
+ * pipe, so that a long run needs no room for it). An id not known yet is
+ * looked up again after reading what CREATED_LOG gained meanwhile (the churn
+ * loop logs a directory right after making it, so the sampler can see it
+ * first), and at the end.
+ */
 static int mode_ids(int argc, char **argv)
 {
-	struct records rs = { 0 };
 	struct dirs dirs = { 0 };
-	struct idpath *known = NULL, *seen = NULL;
-	size_t nknown = 0, nseen = 0;
-	unsigned long inconsistent = 0, unknown = 0, wrong_path = 0, missing_samples = 0;
-	long count = -1, max_sample;
-	unsigned bad;
+	struct idmap m = { 0 };
+	struct pending *pend = NULL;
+	size_t npend = 0, cappend = 0;
+	unsigned long unknown = 0, wrong_path = 0, bad_depth = 0, dup = 0, churned = 0,
+		      missing_samples = 0, late = 0;
+	unsigned long long records = 0;
+	long count = -1, max_sample = -1;
+	unsigned bad = 0, lineno = 0;
+	bool *have = NULL;
+	size_t cap_have = 0;
 	char *line = NULL;
 	size_t cap = 0;
-	FILE *f;
+	ssize_t n;
+	FILE *created, *json;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "c:")) != -1) {
@@ -926,88 +1082,113 @@ static int mode_ids(int argc, char **argv)
 		count = strtol(optarg, NULL, 10);
 	}
 	if (argc - optind != 3) {
-		fprintf(stderr, "usage: check_values ids [-c COUNT] ROOT CREATED_LOG JSON\n");
+		fprintf(stderr, "usage: check_values ids [-c COUNT] ROOT CREATED_LOG JSON|-\n");
 		return 2;
 	}
 	if (walk_root(argv[optind], &dirs) < 0)
 		return 1;
-	known = xrealloc(NULL, (dirs.n + 1) * sizeof(*known));
-	for (size_t i = 0; i < dirs.n; i++) {
-		known[nknown].id = dirs.d[i].ino;
-		known[nknown++].path = dirs.d[i].path;
-	}
-	f = fopen(argv[optind + 1], "r");
-	if (!f) {
+	for (size_t i = 0; i < dirs.n; i++)
+		id_add(&m, dirs.d[i].ino, dirs.d[i].path, false);
+	created = fopen(argv[optind + 1], "r");
+	if (!created) {
 		report("%s: %s", argv[optind + 1], strerror(errno));
 		return 1;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		char *sp = strchr(line, ' '), *nl = strchr(line, '\n');
-
-		if (!sp)
-			continue;
-		if (nl)
-			*nl = 0;
-		known = xrealloc(known, (nknown + 1) * sizeof(*known));
-		known[nknown].id = strtoull(line, NULL, 10);
-		known[nknown++].path = xstrdup(sp + 1);
+	read_created(created, &m);
+	json = strcmp(argv[optind + 2], "-") ? fopen(argv[optind + 2], "r") : stdin;
+	if (!json) {
+		report("%s: %s", argv[optind + 2], strerror(errno));
+		return 1;
 	}
-	fclose(f);
-	qsort(known, nknown, sizeof(*known), cmp_idpath);
-	for (size_t i = 1; i < nknown; i++)
-		if (known[i].id == known[i - 1].id && strcmp(known[i].path, known[i - 1].path)) {
-			report("inode %" PRIu64 " was created as %s and as %s (ids reused?)", known[i].id,
-			       show(known[i - 1].path), show(known[i].path));
-			inconsistent++;
+	while ((n = getline(&line, &cap, json)) >= 0) {
+		struct record r;
+
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		if (n == 0)
+			continue;
+		if (parse_record(line, lineno, &r) < 0) {
+			bad++;
+			continue;
 		}
+		records++;
+		if (r.sample > max_sample)
+			max_sample = r.sample;
+		if ((size_t)r.sample >= cap_have) {
+			size_t c = cap_have ? cap_have : 1024;
 
-	bad = read_records(argv[optind + 2], &rs);
-	max_sample = last_sample(&rs);
-	seen = xrealloc(NULL, (rs.n + 1) * sizeof(*seen));
-	for (size_t i = 0; i < rs.n; i++) {
-		struct record *r = &rs.r[i];
-		struct idpath key = { .id = r->id }, *k;
-
-		k = bsearch(&key, known, nknown, sizeof(*known), cmp_idpath);
-		if (!k) {
-			report("sample %ld: cgroup_id %" PRIu64 " (%s) was never created", r->sample, r->id,
-			       show(r->path));
-			unknown++;
-		} else {
-			/* Several entries may share the id only if they agree (checked above). */
-			if (strcmp(k->path, r->path)) {
-				report("sample %ld: cgroup_id %" PRIu64 " reported as %s, but it is %s",
-				       r->sample, r->id, show(r->path), show(k->path));
-				wrong_path++;
+			while (c <= (size_t)r.sample)
+				c *= 2;
+			have = xrealloc(have, c);
+			memset(have + cap_have, 0, c - cap_have);
+			cap_have = c;
+		}
+		have[r.sample] = true;
+		if (!check_id(&m, r.id, r.path, r.sample, r.depth, &wrong_path, &bad_depth, &dup,
+			      &churned)) {
+			read_created(created, &m);
+			if (!check_id(&m, r.id, r.path, r.sample, r.depth, &wrong_path, &bad_depth,
+				      &dup, &churned)) {
+				if (npend == cappend) {
+					cappend = cappend ? cappend * 2 : 64;
+					pend = xrealloc(pend, cappend * sizeof(*pend));
+				}
+				pend[npend].id = r.id;
+				pend[npend].path = r.path;
+				r.path = NULL;
+				pend[npend].sample = r.sample;
+				pend[npend++].depth = r.depth;
 			}
 		}
-		seen[nseen].id = r->id;
-		seen[nseen++].path = r->path;
+		free(r.path);
+		free(r.backend);
+		for (size_t v = 0; v < r.nr_values; v++)
+			free(r.values[v].name);
+		free(r.values);
 	}
-	qsort(seen, nseen, sizeof(*seen), cmp_idpath);
-	for (size_t i = 1; i < nseen; i++)
-		if (seen[i].id == seen[i - 1].id && strcmp(seen[i].path, seen[i - 1].path)) {
-			report("cgroup_id %" PRIu64 " reported as %s and as %s", seen[i].id,
-			       show(seen[i - 1].path), show(seen[i].path));
-			inconsistent++;
-		}
-	if (count > 0) {
-		bool *have = calloc((size_t)count, 1);
+	free(line);
+	if (json != stdin)
+		fclose(json);
+	/* What the log gained until the end resolves the ids seen early. */
+	read_created(created, &m);
+	fclose(created);
+	for (size_t i = 0; i < npend; i++) {
+		struct identry *e = id_find(&m, pend[i].id);
 
-		for (size_t i = 0; have && i < rs.n; i++)
-			if (rs.r[i].sample >= 0 && rs.r[i].sample < count)
-				have[rs.r[i].sample] = true;
-		for (long i = 0; have && i < count; i++)
-			if (!have[i])
-				missing_samples++;
-		if (missing_samples)
-			report("%lu of %ld samples have no records", missing_samples, count);
-		free(have);
+		if (e) {
+			late++;
+			e->last_sample = -1; /* a late record cannot be a duplicate */
+			check_id(&m, pend[i].id, pend[i].path, pend[i].sample, pend[i].depth,
+				 &wrong_path, &bad_depth, &dup, &churned);
+		} else {
+			report("sample %ld: cgroup_id %" PRIu64 " (%s) was never created", pend[i].sample,
+			       pend[i].id, show(pend[i].path));
+			unknown++;
+		}
+		free(pend[i].path);
 	}
-	printf("check_values ids: records=%zu samples=%ld known_ids=%zu unknown=%lu wrong_path=%lu "
-	       "inconsistent=%lu missing_samples=%lu bad_lines=%u\n",
-	       rs.n, max_sample + 1, nknown, unknown, wrong_path, inconsistent, missing_samples, bad);
-	return (bad || unknown || wrong_path || inconsistent || missing_samples || rs.n == 0) ? 1 : 0;
+	free(pend);
+	if (count >= 0 && max_sample >= count) {
+		report("samples up to %ld, expected %ld", max_sample, count);
+		missing_samples++;
+	}
+	for (long i = 0; i < (count >= 0 ? count : max_sample + 1); i++)
+		if ((size_t)i >= cap_have || !have[i])
+			missing_samples++;
+	if (missing_samples)
+		report("%lu of %ld samples have no records", missing_samples,
+		       count >= 0 ? count : max_sample + 1);
+	free(have);
+	printf("check_values ids: records=%llu samples=%ld known_ids=%zu churned_records=%lu "
+	       "late=%lu unknown=%lu wrong_path=%lu inconsistent=%lu bad_depth=%lu dup_in_sample=%lu "
+	       "missing_samples=%lu bad_lines=%u\n",
+	       records, max_sample + 1, m.n, churned, late, unknown, wrong_path, m.inconsistent,
+	       bad_depth, dup, missing_samples, bad);
+	return (bad || unknown || wrong_path || m.inconsistent || bad_depth || dup ||
+		missing_samples || records == 0)
+		       ? 1
+		       : 0;
 }
 
 /* ------------------------------------------------------------ csv (collectd) */
@@ -1213,7 +1394,7 @@ static int mode_inodes(int argc, char **argv)
 	if (argc != 2 || walk_root(argv[1], &dirs) < 0)
 		return 2;
 	for (size_t i = 0; i < dirs.n; i++)
-		printf("%" PRIu64 " %s\n", dirs.d[i].ino, dirs.d[i].path);
+		printf("%" PRIu64 " %s\n", dirs.d[i].ino, show(dirs.d[i].path));
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 t_tree_big() {
 	build_tree 10 10 10 5 || return 1
+	add_odd_names || return 1
 	ncg=$(count_cgroups "$TREE")
 	if [ "$ncg" -lt 1000 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
 	start_loads 2 1 || return 1
@@ -22,16 +23,17 @@ t_tree_big() {
 		if [ "$cur" -lt 2097152 ]; then low=$((low + 1)); echo "$leaf: memory.current $cur"; fi
 	done < "$WORK/leaves"
 	if [ $low -gt 0 ]; then why "$low load leaves have memory.current < 2 MiB"; return 1; fi
-	info "$ncg cgroups below /vt (depth up to 9), $NLOADS loads stopped"
+	info "$ncg cgroups below /vt (depth up to 9, a 255-byte name; $ODD_NOTE), $NLOADS loads stopped"
 }
 
 t_tree_small() {
 	build_tree 5 9 0 0 || return 1
+	add_odd_names || return 1
 	ncg=$(count_cgroups "$TREE")
 	if [ "$ncg" -lt 50 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
 	start_loads 2 1 || return 1
 	stop_loads
-	info "$ncg cgroups below /vt, $NLOADS loads stopped"
+	info "$ncg cgroups below /vt ($ODD_NOTE), $NLOADS loads stopped"
 }
 
 # values BACKEND MIN: one sample of all stats against cgroupfs.
@@ -314,6 +316,153 @@ t_churn() {
 	fi
 }
 
+# proc_rss PID / proc_fds PID: VmRSS (kB) and the number of open fds of PID.
+proc_rss() {
+	r=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	echo "${r:-0}"
+}
+proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# Churn soak: for VMTEST_SOAK_SECONDS (130) guest/churn.c makes and removes
+# cgroups below /vsoak as fast as it can (VMTEST_SOAK_WORKERS processes, 48
+# names each re-used over and over, 24 alive per worker at any moment; the
+# names include odd bytes and a 255-byte one) while
+#  - memcg-bpf-sample --backend bpf --count 0 --interval 0.1 samples the
+#    whole tree; its JSON (anon only) streams through a fifo into
+#    check_values ids, which holds no output: every (cgroup_id, path) must
+#    be one that existed (the tree at the start, or a line churn logged
+#    right after its mkdir), depth must match the path, no id twice in one
+#    sample, no sample without records;
+#  - collectd runs memcg_bpf (Backend bpf, Interval 1, 4 stats) with
+#    bench_sink (bench/bench_sink.c: counts values, no I/O) as its writer.
+# Pass: both stay alive and exit 0 on SIGTERM, no error line from either,
+# the checker finds nothing wrong, churn kept up >= VMTEST_SOAK_MIN_RATE
+# (100) mkdirs/s, collectd sampled in >= half of its intervals, and between
+# minute 1 and the end the CLI's VmRSS grew by at most VMTEST_SOAK_RSS_KB
+# (256 kB), collectd's by at most VMTEST_SOAK_CD_RSS_KB (1536 kB), and
+# neither's fd count by more than 2 (a walk in flight holds a directory
+# open). collectd's bound is wider because its RSS grows by ~0.5 MB a minute
+# while churned cgroups are dispatched (not yet attributed: collectd's value
+# cache and heap, or the plugin's dispatch); with VMTEST_SOAK_DISPATCH=false
+# (DispatchValues false: sampling only) it stays flat to the kB.
+t_churn_soak() {
+	secs=${VMTEST_SOAK_SECONDS:-130}
+	workers=${VMTEST_SOAK_WORKERS:-4}
+	min_rate=${VMTEST_SOAK_MIN_RATE:-100}
+	rss_bound=${VMTEST_SOAK_RSS_KB:-256}
+	cd_rss_bound=${VMTEST_SOAK_CD_RSS_KB:-1536}
+	croot=$CG/vsoak
+	mkdir "$croot" && enable_memory "$croot" || return 1
+	created=$WORK/soak.created
+	: > "$created"
+	cdpid=
+	if ! have_collectd; then
+		info "collectd part not run: $(cat "$WORK/reason")"
+		rm -f "$WORK/reason"
+	elif [ ! -f "$COLLECTD_PLUGINS/bench_sink.so" ]; then
+		why "bench_sink.so is not in the initramfs (tests/vm/run.sh builds it with the plugin)"
+		return 1
+	else
+		d=$WORK/soak-collectd
+		rm -rf "$d"
+		mkdir -p "$d"
+		collectd_conf "$d" 1 bench_sink "  Backend \"bpf\"
+  CgroupRoot \"$CG\"
+  Stat \"anon\" \"usage\" \"pgfault\" \"oom_kill\"
+  DispatchValues ${VMTEST_SOAK_DISPATCH:-true}" || return 1
+		"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+		cdpid=$!
+	fi
+	rm -f "$WORK/soak.fifo"
+	mkfifo "$WORK/soak.fifo" || { why "mkfifo failed"; return 1; }
+	check_values ids "$CG" "$created" - < "$WORK/soak.fifo" > "$WORK/soak.check" 2>&1 &
+	ckpid=$!
+	memcg-bpf-sample --backend bpf --stats anon --count 0 --interval "${VMTEST_SOAK_INTERVAL:-0.1}" \
+		--format json > "$WORK/soak.fifo" 2> "$WORK/soak.err" &
+	spid=$!
+	churn -w "$workers" -n 48 -k 24 -N "${VMTEST_SOAK_NICE:-0}" "$croot" "$created" "$secs" > "$WORK/soak.churn" 2>&1 &
+	chpid=$!
+	start=$(date +%s)
+	: > "$WORK/soak.procs"
+	rss1= died=
+	# every 5 s: both alive? VmRSS and fds of both; minute 1 is the baseline
+	while kill -0 $chpid 2>/dev/null; do
+		sleep 5
+		t=$(($(date +%s) - start))
+		for p in $spid $cdpid; do
+			kill -0 "$p" 2>/dev/null || died="${died:+$died, }pid $p at ${t}s"
+		done
+		[ -z "$died" ] || break
+		line="$t $(proc_rss $spid) $(proc_fds $spid) $(proc_rss "${cdpid:-0}") $(proc_fds "${cdpid:-0}") $(wc -l < "$created")"
+		echo "$line" >> "$WORK/soak.procs"
+		if [ -z "$rss1" ] && [ $t -ge 60 ]; then
+			set -- $line
+			rss1=$2 fd1=$3 cdrss1=$4 cdfd1=$5 made1=$6
+		fi
+	done
+	set -- $(tail -n 1 "$WORK/soak.procs")
+	rss2=$2 fd2=$3 cdrss2=$4 cdfd2=$5 made2=$6 t2=$1
+	kill -TERM $chpid 2>/dev/null
+	wait $chpid
+	chrc=$?
+	kill -TERM $spid 2>/dev/null
+	wait $spid
+	src=$?
+	wait $ckpid
+	ckrc=$?
+	cdrc=none
+	if [ -n "$cdpid" ]; then
+		stop_collectd $cdpid
+		cdrc=$CD_RC
+	fi
+	rm -f "$WORK/soak.fifo"
+	echo "---- t CLI_RSS_kB CLI_fds collectd_RSS_kB collectd_fds dirs_made"
+	cat "$WORK/soak.procs"
+	cat "$WORK/soak.churn" "$WORK/soak.check"
+	head -n 3 "$WORK/soak.err"
+	tail -n 2 "$WORK/soak.err"
+	[ -z "$cdpid" ] || { echo "---- collectd"; cat "$d/stdout" "$d/collectd.log"; tail -n 3 "$d/marks"; }
+
+	churn_line=$(grep '^churn: ' "$WORK/soak.churn")
+	rate=$(echo "$churn_line" | sed -n 's/.*made_per_s=\([0-9]*\).*/\1/p')
+	nsamples=$(grep -c '^sample [0-9]*: ' "$WORK/soak.err")
+	info "${churn_line:-churn printed nothing}"
+	info "memcg-bpf-sample: $nsamples samples in ${t2}s, exit $src; $(sed -n 's/^sample [0-9]*: .*cgroups=\([0-9]*\) skipped=\([0-9]*\) duration_us=\([0-9]*\).*/\1 \2 \3/p' "$WORK/soak.err" |
+		awk '{ c += $1; s += $2; d += $3; if ($3 > m) m = $3 } END { if (NR) printf "per sample: %.0f cgroups, %.1f skipped (vanished before their path was found), %.0f ms mean, %.0f ms max", c / NR, s / NR, d / NR / 1000, m / 1000 }')"
+	info "$(grep '^check_values ids:' "$WORK/soak.check")"
+	info "VmRSS kB every 10 s, CLI: $(awk 'NR % 2 == 0 { printf "%s ", $2 }' "$WORK/soak.procs")"
+	[ -z "$cdpid" ] || info "VmRSS kB every 10 s, collectd: $(awk 'NR % 2 == 0 { printf "%s ", $4 }' "$WORK/soak.procs")"
+	if [ -n "$rss1" ]; then
+		info "memcg-bpf-sample VmRSS ${rss1} -> ${rss2} kB, fds $fd1 -> $fd2; $((made2 - made1)) cgroups made in between"
+		[ -z "$cdpid" ] || info "collectd VmRSS ${cdrss1} -> ${cdrss2} kB, fds $cdfd1 -> $cdfd2; $(wc -l < "$d/marks") samples (bench_sink marks), last: $(tail -n 1 "$d/marks")"
+	fi
+	if [ -n "$died" ]; then why "died during the soak: $died (CLI $spid, collectd ${cdpid:-none})"; return 1; fi
+	if [ $chrc -ne 0 ] || [ -z "$churn_line" ]; then why "churn exit $chrc: $(first_line "$WORK/soak.churn")"; return 1; fi
+	if [ "${rate:-0}" -lt "$min_rate" ]; then why "churn made only ${rate:-0} cgroups/s (< $min_rate)"; return 1; fi
+	if [ $src -ne 0 ]; then why "memcg-bpf-sample exit $src: $(grep -v '^sample ' "$WORK/soak.err" | tail -n 1)"; return 1; fi
+	other=$(grep -vE '^sample [0-9]+: |^memcg_bpf plugin: backend bpf' "$WORK/soak.err" | head -n 1)
+	if [ -n "$other" ]; then why "memcg-bpf-sample stderr: $(echo "$other" | cut -c 1-200)"; return 1; fi
+	if [ $ckrc -ne 0 ]; then
+		why "$(grep -v '^check_values ids:' "$WORK/soak.check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
+		return 1
+	fi
+	if [ -z "$rss1" ]; then why "ran ${t2}s, too short for a minute-1 baseline"; return 1; fi
+	if [ $((rss2 - rss1)) -gt "$rss_bound" ] || [ $((fd2 - fd1)) -gt 2 ]; then
+		why "memcg-bpf-sample grew: VmRSS $rss1 -> $rss2 kB (bound +$rss_bound), fds $fd1 -> $fd2"; return 1
+	fi
+	[ -n "$cdpid" ] || return 0
+	if [ "$cdrc" != 0 ]; then why "collectd exit status $cdrc after SIGTERM"; return 1; fi
+	err=$({ grep -i '\[error\]' "$d/collectd.log"; grep -i 'error' "$d/stdout"; } | head -n 1)
+	if [ -n "$err" ]; then why "collectd: $(echo "$err" | cut -c 1-200)"; return 1; fi
+	# Under TCG the churn starves both vCPUs and a read can take longer than
+	# the interval (collectd then skips one): it must keep sampling, not keep time.
+	marks=$(wc -l < "$d/marks")
+	if [ "$marks" -lt $((t2 / 2)) ]; then why "collectd sampled only $marks times in ${t2}s (Interval 1)"; return 1; fi
+	if [ $((cdrss2 - cdrss1)) -gt "$cd_rss_bound" ] || [ $((cdfd2 - cdfd1)) -gt 2 ]; then
+		why "collectd grew: VmRSS $cdrss1 -> $cdrss2 kB (bound +$cd_rss_bound), fds $cdfd1 -> $cdfd2"; return 1
+	fi
+}
+
 t_unknown_stat() {
 	sample --stats anonn --count 1
 	rc=$?
@@ -570,6 +719,7 @@ kfunc)
 	run_test collectd_bpf t_collectd_bpf
 	run_test auto_selects_bpf t_auto_selects_bpf
 	run_test churn t_churn
+	run_test churn_soak t_churn_soak
 	run_test unknown_stat t_unknown_stat
 	run_test unprivileged_bpf t_unprivileged_bpf
 	run_test values_bpf_grow t_values_bpf_grow

@@ -5,8 +5,9 @@ TREE=$CG/vt
 TAB=$(printf '\t')
 RAW=$(printf '\351')      # a lone 0xE9 byte: invalid UTF-8
 UTF8=$(printf '\303\251') # U+00E9 in UTF-8
-# Level-1 names: plain, spaces and odd characters (every byte but / and \n
-# is allowed in a cgroup name).
+# Level-1 names: plain, spaces and odd characters (every byte but / and NUL
+# is allowed in a cgroup name, but the kernel refuses a newline; add_odd_names
+# adds a 255-byte name).
 # shellcheck disable=SC2089,SC2090 # the quotes and backslashes are meant literally
 L1_NAMES="plain|with space|quote\"d|back\\slash|tab${TAB}bed|utf8-${UTF8}|raw-${RAW}|dollar\$x|comma,colon:semi;|star*?[br]"
 
@@ -66,6 +67,27 @@ build_tree() {
 		i=$((i + 1))
 	done
 	return 0
+}
+
+# add_odd_names: below TREE, a cgroup whose name is 255 bytes (NAME_MAX)
+# with a child and a load in it, and a try at a name with a newline, which
+# cgroup_mkdir() refuses with EINVAL (so that /proc/PID/cgroup stays
+# parseable): when the kernel refuses it, ODD_NOTE says so; if a kernel took
+# it, it would be part of the tree and of every check.
+LONG_NAME=$(printf '%0255d' 0 | tr 0 L)
+add_odd_names() {
+	d=$TREE/$LONG_NAME
+	mkdir "$d" && enable_memory "$d" && mkdir "$d/m0" || { why "cannot make $d/m0"; return 1; }
+	echo "$d/m0" >> "$WORK/leaves"
+	if mkdir "$TREE/new
+line" 2> "$WORK/mkdir.err"; then
+		ODD_NOTE="a name with a newline exists"
+	elif grep -q 'Invalid argument' "$WORK/mkdir.err"; then
+		ODD_NOTE="mkdir of a name with a newline: EINVAL"
+	else
+		why "mkdir of a name with a newline failed unexpectedly: $(first_line "$WORK/mkdir.err")"
+		return 1
+	fi
 }
 
 # start_loads ANON_MIB FILE_MIB: one memload per line of $WORK/leaves (every
