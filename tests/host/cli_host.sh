@@ -91,39 +91,52 @@ wait_sample() { # wait_sample N: until stderr reports sample N (or the CLI exits
 		sleep 0.05
 	done
 }
-"$BIN" --backend text --stats "$stats" --count 3 --interval 2 --format json >"$tmp/all.json" 2>"$tmp/text.err" &
-cli=$!
-wait_sample 0
-snapshot >"$tmp/before"
-wait_sample 1
-snapshot >"$tmp/after"
-wait "$cli"
-rc=$?
-grep '"sample":1,' "$tmp/all.json" >"$tmp/text.json"
-rows=$(wc -l <"$tmp/text.json")
-if [ $rc -ne 0 ] || [ "$rows" -lt 1 ]; then
-	not_ok "text backend: exit $rc, $rows rows: $(cat "$tmp/text.err")"
-else
-	# one "path stat value" line per sampled value (host paths have no spaces or quotes)
-	sed -e 's/.*"path":"\([^"]*\)".*"values":{\(.*\)}}$/\1 \2/' "$tmp/text.json" |
-		awk '{ n = split($2, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], p, ":");
-			gsub(/"/, "", p[1]); print $1, p[1], p[2] } }' >"$tmp/sampled"
-	awk -v fb="$tmp/before" -v fa="$tmp/after" '
-		BEGIN { while ((getline l < fb) > 0) { split(l, f, " "); b[f[1] " " f[2]] = f[3] }
-			while ((getline l < fa) > 0) { split(l, f, " "); a[f[1] " " f[2]] = f[3] } }
-		{ k = $1 " " $2; checked++
-		  if (!(k in b) || !(k in a)) { print "no", k, "in the files, sampled", $3; next }
-		  lo = b[k] < a[k] ? b[k] : a[k]; hi = b[k] < a[k] ? a[k] : b[k]
-		  if ($2 ~ /^(pg|oom)/) slack = 0; else slack = hi * 0.01 + 1048576
-		  if ($3 < lo - slack || $3 > hi + slack) print k, "sampled", $3, "files said", b[k], "then", a[k] }
-		END { print checked > "/dev/stderr" }' "$tmp/sampled" >"$tmp/diff" 2>"$tmp/checked"
-	checked=$(cat "$tmp/checked")
-	if [ ! -s "$tmp/diff" ] && [ "$checked" -gt 0 ]; then
-		ok "text backend (cgroup v$version): $checked values in $rows cgroups match memory.stat"
+# compare_once: one sampler run checked against the files; sets $result.
+compare_once() {
+	"$BIN" --backend text --stats "$stats" --count 3 --interval 2 --format json >"$tmp/all.json" 2>"$tmp/text.err" &
+	cli=$!
+	wait_sample 0
+	snapshot >"$tmp/before"
+	wait_sample 1
+	snapshot >"$tmp/after"
+	wait "$cli"
+	rc=$?
+	grep '"sample":1,' "$tmp/all.json" >"$tmp/text.json"
+	rows=$(wc -l <"$tmp/text.json")
+	if [ $rc -ne 0 ] || [ "$rows" -lt 1 ]; then
+		result="text backend: exit $rc, $rows rows: $(cat "$tmp/text.err")"; return 1
 	else
-		not_ok "text backend (cgroup v$version) differs from memory.stat: $(head -5 "$tmp/diff")"
+		# one "path stat value" line per sampled value (host paths have no spaces or quotes)
+		sed -e 's/.*"path":"\([^"]*\)".*"values":{\(.*\)}}$/\1 \2/' "$tmp/text.json" |
+			awk '{ n = split($2, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], p, ":");
+				gsub(/"/, "", p[1]); print $1, p[1], p[2] } }' >"$tmp/sampled"
+		awk -v fb="$tmp/before" -v fa="$tmp/after" '
+			BEGIN { while ((getline l < fb) > 0) { split(l, f, " "); b[f[1] " " f[2]] = f[3] }
+				while ((getline l < fa) > 0) { split(l, f, " "); a[f[1] " " f[2]] = f[3] } }
+			{ k = $1 " " $2; checked++
+			  if (!(k in b) || !(k in a)) { print "no", k, "in the files, sampled", $3; next }
+			  lo = b[k] < a[k] ? b[k] : a[k]; hi = b[k] < a[k] ? a[k] : b[k]
+			  if ($2 ~ /^(pg|oom)/) slack = 0; else slack = hi * 0.01 + 1048576
+			  if ($3 < lo - slack || $3 > hi + slack) print k, "sampled", $3, "files said", b[k], "then", a[k] }
+			END { print checked > "/dev/stderr" }' "$tmp/sampled" >"$tmp/diff" 2>"$tmp/checked"
+		checked=$(cat "$tmp/checked")
+		if [ ! -s "$tmp/diff" ] && [ "$checked" -gt 0 ]; then
+			result="text backend (cgroup v$version): $checked values in $rows cgroups match memory.stat"; return 0
+		else
+			result="text backend (cgroup v$version) differs from memory.stat: $(head -5 "$tmp/diff")"; return 1
+		fi
 	fi
-fi
+}
+# A busy host can move a level past the slack between two reads; a wrong
+# field mapping fails every attempt, noise rarely three times in a row.
+for attempt in 1 2 3; do
+	compare_once && break
+	echo "# attempt $attempt: $result"
+done
+case $result in
+*" match memory.stat") ok "$result (attempt $attempt)" ;;
+*) not_ok "$result" ;;
+esac
 
 # 4. an unknown stat is a usage error listing the nearest names
 "$BIN" --stats anon,anonn --count 1 >/dev/null 2>"$tmp/unknown.err"
