@@ -9,56 +9,8 @@
 
 #include <cmocka.h>
 
-#include "log.h"
-#include "plugin_config.h"
 
-static int errors_logged;
-static char last_error[1024];
-
-static void capture(int level, const char *msg)
-{
-	if (level <= LOG_ERR) {
-		errors_logged++;
-		snprintf(last_error, sizeof(last_error), "%s", msg);
-	}
-}
-
-static int setup(void **state)
-{
-	struct plugin_config *c = test_malloc(sizeof(*c));
-
-	errors_logged = 0;
-	last_error[0] = '\0';
-	mb_log_set_sink(capture);
-	assert_int_equal(plugin_config_init(c), 0);
-	*state = c;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	plugin_config_free(*state);
-	plugin_config_free(*state); /* twice: safe */
-	test_free(*state);
-	mb_log_set_sink(NULL);
-	return 0;
-}
-
-#define S(x) { .type = CFG_STRING, .string = (x) }
-#define N(x) { .type = CFG_NUMBER, .number = (x) }
-#define B(x) { .type = CFG_BOOLEAN, .boolean = (x) }
-#define SET(c, key, ...)                                                                      \
-	({                                                                                    \
-		const struct cfg_value v_[] = { __VA_ARGS__ };                                \
-		plugin_config_set((c), (key), v_, sizeof(v_) / sizeof(v_[0]));                \
-	})
-
-static void assert_one_error(const char *needle1, const char *needle2)
-{
-	assert_int_equal(errors_logged, 1);
-	if (!strstr(last_error, needle1) || (needle2 && !strstr(last_error, needle2)))
-		fail_msg("error \"%s\" lacks \"%s\"/\"%s\"", last_error, needle1, needle2 ? needle2 : "");
-}
+#include "config_fixture.h"
 
 static void test_defaults(void **state)
 {

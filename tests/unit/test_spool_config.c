@@ -14,80 +14,34 @@
 
 #include <cmocka.h>
 
-#include "log.h"
-#include "plugin_config.h"
 
-static int errors_logged;
-static char last_error[1024];
-
-static void capture(int level, const char *msg)
-{
-	if (level <= LOG_ERR) {
-		errors_logged++;
-		snprintf(last_error, sizeof(last_error), "%s", msg);
-	}
-}
-
-static int setup(void **state)
-{
-	struct plugin_config *c = test_malloc(sizeof(*c));
-
-	errors_logged = 0;
-	last_error[0] = '\0';
-	mb_log_set_sink(capture);
-	assert_int_equal(plugin_config_init(c), 0);
-	*state = c;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	plugin_config_free(*state);
-	test_free(*state);
-	mb_log_set_sink(NULL);
-	return 0;
-}
-
-static int set1(struct plugin_config *c, const char *key, struct cfg_value v)
-{
-	return plugin_config_set(c, key, &v, 1);
-}
-
-#define S(x) ((struct cfg_value){ .type = CFG_STRING, .string = (x) })
-#define N(x) ((struct cfg_value){ .type = CFG_NUMBER, .number = (x) })
-
-static void assert_error(const char *a, const char *b)
-{
-	assert_int_equal(errors_logged, 1);
-	if (!strstr(last_error, a) || (b && !strstr(last_error, b)))
-		fail_msg("error \"%s\" lacks \"%s\"/\"%s\"", last_error, a, b ? b : "");
-}
+#include "config_fixture.h"
 
 static void test_spool_keys(void **state)
 {
 	struct plugin_config *c = *state;
 
 	assert_null(c->sender.spool_dir);
-	assert_int_equal(set1(c, "URL", S("http://127.0.0.1:1/api/v1/write")), 0);
-	assert_int_equal(set1(c, "spooldir", S("/var/spool/memcg_bpf")), 0);
-	assert_int_equal(set1(c, "SpoolMaxBytes", N(1048576)), 0);
+	assert_int_equal(SET(c, "URL", S("http://127.0.0.1:1/api/v1/write")), 0);
+	assert_int_equal(SET(c, "spooldir", S("/var/spool/memcg_bpf")), 0);
+	assert_int_equal(SET(c, "SpoolMaxBytes", N(1048576)), 0);
 	assert_int_equal(plugin_config_finish(c), 0);
 	assert_string_equal(c->sender.spool_dir, "/var/spool/memcg_bpf");
 	assert_int_equal(c->sender.spool_max_bytes, 1048576);
-	assert_int_equal(set1(c, "SpoolMaxBytes", N(1099511627776.0)), 0); /* 1 TiB */
+	assert_int_equal(SET(c, "SpoolMaxBytes", N(1099511627776.0)), 0); /* 1 TiB */
 	assert_int_equal(errors_logged, 0);
 }
 
 static void test_spool_dir_relative(void **state)
 {
-	assert_int_equal(set1(*state, "SpoolDir", S("spool")), -EINVAL);
-	assert_error("SpoolDir \"spool\"", "absolute");
+	assert_int_equal(SET(*state, "SpoolDir", S("spool")), -EINVAL);
+	assert_one_error("SpoolDir \"spool\"", "absolute");
 }
 
 static void test_spool_dir_empty(void **state)
 {
-	assert_int_equal(set1(*state, "SpoolDir", S("")), -EINVAL);
-	assert_error("SpoolDir", "absolute");
+	assert_int_equal(SET(*state, "SpoolDir", S("")), -EINVAL);
+	assert_one_error("SpoolDir", "absolute");
 }
 
 static void test_spool_max_out_of_range(void **state)
@@ -96,34 +50,34 @@ static void test_spool_max_out_of_range(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errors_logged = 0;
-		assert_int_equal(set1(*state, "SpoolMaxBytes", N(bad[i])), -EINVAL);
-		assert_error("SpoolMaxBytes", "1 MiB");
+		assert_int_equal(SET(*state, "SpoolMaxBytes", N(bad[i])), -EINVAL);
+		assert_one_error("SpoolMaxBytes", "1 MiB");
 	}
 	errors_logged = 0;
-	assert_int_equal(set1(*state, "SpoolMaxBytes", N(INFINITY)), -EINVAL);
-	assert_error("SpoolMaxBytes", "finite");
+	assert_int_equal(SET(*state, "SpoolMaxBytes", N(INFINITY)), -EINVAL);
+	assert_one_error("SpoolMaxBytes", "finite");
 	errors_logged = 0;
-	assert_int_equal(set1(*state, "SpoolMaxBytes", S("1G")), -EINVAL);
-	assert_error("SpoolMaxBytes", "a string");
+	assert_int_equal(SET(*state, "SpoolMaxBytes", S("1G")), -EINVAL);
+	assert_one_error("SpoolMaxBytes", "a string");
 }
 
 static void test_spool_without_url(void **state)
 {
 	struct plugin_config *c = *state;
 
-	assert_int_equal(set1(c, "SpoolDir", S("/tmp/x")), 0);
+	assert_int_equal(SET(c, "SpoolDir", S("/tmp/x")), 0);
 	assert_int_equal(plugin_config_finish(c), -EINVAL);
-	assert_error("URL", "no URL");
+	assert_one_error("URL", "no URL");
 }
 
 static void test_spool_max_without_dir(void **state)
 {
 	struct plugin_config *c = *state;
 
-	assert_int_equal(set1(c, "URL", S("http://127.0.0.1:1/api/v1/write")), 0);
-	assert_int_equal(set1(c, "SpoolMaxBytes", N(4194304)), 0);
+	assert_int_equal(SET(c, "URL", S("http://127.0.0.1:1/api/v1/write")), 0);
+	assert_int_equal(SET(c, "SpoolMaxBytes", N(4194304)), 0);
 	assert_int_equal(plugin_config_finish(c), -EINVAL);
-	assert_error("SpoolMaxBytes", "without SpoolDir");
+	assert_one_error("SpoolMaxBytes", "without SpoolDir");
 }
 
 /* Out-of-range values of the other numeric keys: one error each. */
@@ -149,8 +103,8 @@ static void test_numbers_out_of_range(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		errors_logged = 0;
-		assert_int_equal(set1(*state, cases[i].key, N(cases[i].value)), -EINVAL);
-		assert_error(cases[i].key, cases[i].why);
+		assert_int_equal(SET(*state, cases[i].key, N(cases[i].value)), -EINVAL);
+		assert_one_error(cases[i].key, cases[i].why);
 	}
 	assert_int_equal(((struct plugin_config *)*state)->errors, sizeof(cases) / sizeof(cases[0]));
 }
