@@ -484,16 +484,8 @@ static void *sender_main(void *arg)
 
 	if (s->spool)
 		return sender_main_spool(s);
-	while ((snap = send_queue_pop(s->queue))) {
-		double t0 = thread_cpu();
-
-		process(s, snap);
-		snapshot_free(snap);
-		pthread_mutex_lock(&s->lock);
-		s->stats.cpu_s += thread_cpu() - t0;
-		s->stats.intervals++;
-		pthread_mutex_unlock(&s->lock);
-	}
+	while ((snap = send_queue_pop(s->queue)))
+		process_one(s, snap);
 	return NULL;
 }
 
