@@ -123,6 +123,14 @@ enum attempt_result {
 	ATTEMPT_RETRY,    /* *delay set */
 };
 
+/* What an attempt other than ATTEMPT_RETRY settles for its request. */
+static enum send_result settled(enum attempt_result a)
+{
+	if (a == ATTEMPT_OK)
+		return SEND_OK;
+	return a == ATTEMPT_REJECTED ? SEND_DROPPED : SEND_FALLBACK;
+}
+
 /*
  * One POST of @p, the @nth try. On a retryable failure the delay before the
  * next try is set, the failure logged (first try only), counted as a retry
@@ -193,16 +201,10 @@ static enum send_result send_payload(struct sender *s, const struct payload *p)
 	for (;;) {
 		double delay = 0;
 
-		switch (attempt(s, p, nth, last_try || stopping(s), &delay)) {
-		case ATTEMPT_OK:
-			return SEND_OK;
-		case ATTEMPT_REJECTED:
-			return SEND_DROPPED;
-		case ATTEMPT_FALLBACK:
-			return SEND_FALLBACK;
-		case ATTEMPT_RETRY:
-			break;
-		}
+		enum attempt_result a = attempt(s, p, nth, last_try || stopping(s), &delay);
+
+		if (a != ATTEMPT_RETRY)
+			return settled(a);
 		if (last_try || stopping(s) || wait_or_stop(s, delay)) {
 			count_drop(s, DROP_SHUTDOWN, p->nr_samples);
 			return SEND_DROPPED;
@@ -296,20 +298,14 @@ static enum send_result spool_or_send(struct sender *s, const struct payload *p)
 	double delay = 0;
 
 	if (!spool_pending(s->spool)) {
-		switch (attempt(s, p, 0, false, &delay)) {
-		case ATTEMPT_OK:
-			return SEND_OK;
-		case ATTEMPT_REJECTED:
-			return SEND_DROPPED;
-		case ATTEMPT_FALLBACK:
-			return SEND_FALLBACK;
-		case ATTEMPT_RETRY:
-			mb_warn("collector unavailable: spooling requests to %s until it takes them again",
-				s->cfg.spool_dir);
-			s->retry_at = now_mono() + delay;
-			s->spool_attempt = 1;
-			break;
-		}
+		enum attempt_result a = attempt(s, p, 0, false, &delay);
+
+		if (a != ATTEMPT_RETRY)
+			return settled(a);
+		mb_warn("collector unavailable: spooling requests to %s until it takes them again",
+			s->cfg.spool_dir);
+		s->retry_at = now_mono() + delay;
+		s->spool_attempt = 1;
 	}
 	to_spool(s, p);
 	return SEND_OK;

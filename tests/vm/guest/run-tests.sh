@@ -36,6 +36,19 @@ t_tree_small() {
 	info "$ncg cgroups below /vt ($ODD_NOTE), $NLOADS loads stopped"
 }
 
+# checked MODE ARGS...: check_values MODE ARGS with its output shown, its
+# summary line reported as INFO and, when it fails, its first complaints as
+# the reason.
+checked() {
+	check_values "$@" > "$WORK/check" 2>&1
+	rc=$?
+	cat "$WORK/check"
+	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
+	[ $rc -eq 0 ] && return 0
+	why "$(grep -v "^check_values $1:" "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
+	return 1
+}
+
 # values BACKEND MIN: one sample of all stats against cgroupfs.
 values() {
 	sample --backend "$1" --stats all --format json --count 1
@@ -45,14 +58,7 @@ values() {
 	if ! grep -q "\"backend\":\"$1\"" "$WORK/out"; then
 		why "records do not say backend $1"; return 1
 	fi
-	check_values fs -n "$2" "$CG" "$WORK/out" > "$WORK/check" 2>&1
-	rc=$?
-	cat "$WORK/check"
-	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
-	if [ $rc -ne 0 ]; then
-		why "$(grep -v '^check_values fs:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
-		return 1
-	fi
+	checked fs -n "$2" "$CG" "$WORK/out"
 }
 
 # ---------------------------------------------------------------- kfunc set
@@ -64,14 +70,7 @@ t_values_bpf_vs_text() {
 	for b in bpf text; do
 		if ! [ -s "$WORK/values-$b.json" ]; then why "values_$b left no output to compare"; return 1; fi
 	done
-	check_values cmp "$WORK/values-bpf.json" "$WORK/values-text.json" > "$WORK/check" 2>&1
-	rc=$?
-	cat "$WORK/check"
-	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
-	if [ $rc -ne 0 ]; then
-		why "$(grep -v '^check_values cmp:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
-		return 1
-	fi
+	checked cmp "$WORK/values-bpf.json" "$WORK/values-text.json"
 }
 
 # ---------------------------------------------------------------- collectd
@@ -524,14 +523,7 @@ t_values_bpf_grow() {
 	rc=$?
 	if [ $rc -ne 0 ]; then why "exit $rc: $(grep -v '^sample' "$WORK/grow.err" | tail -n 1)"; return 1; fi
 	if [ "$(grep -c '^sample ' "$WORK/grow.err")" -ne 2 ]; then why "not 2 samples"; return 1; fi
-	check_values fs -n "$after" "$CG" "$WORK/grow.json" > "$WORK/check" 2>&1
-	rc=$?
-	cat "$WORK/check"
-	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
-	if [ $rc -ne 0 ]; then
-		why "$(grep -v '^check_values fs:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"
-		return 1
-	fi
+	checked fs -n "$after" "$CG" "$WORK/grow.json"
 }
 
 # ---------------------------------------------------------------- fallback set
