@@ -216,8 +216,13 @@ sed -i "s|^\(\tURL \"http://\)127.0.0.1:9090/|\1127.0.0.1:$port/|" "$conf"
 sed -i 's|^LoadPlugin memcg_bpf$|<LoadPlugin memcg_bpf>\n\tInterval 2\n</LoadPlugin>|' "$conf"
 grep -q "^	URL \"$prom/api/v1/write\"$" "$conf" || { cat "$conf"; fail "the enabled snippet has no URL to $prom"; }
 /etc/init.d/collectd restart >"$work/collectd-restart.log" 2>&1 || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart"; }
-[ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null ||
-	{ cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart: no collectd running"; }
+# collectdmon writes the pid file and starts collectd after the init script
+# returns: give it up to 10 s
+i=0
+until [ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null; do
+	[ $i -lt 100 ] || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart: no collectd running after 10 s"; }
+	sleep 0.1; i=$((i + 1))
+done
 # collectd's Hostname: FQDNLookup true in Debian's collectd.conf
 hosts="$(hostname) $(hostname -f 2>/dev/null || true)"
 host=
