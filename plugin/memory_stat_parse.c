@@ -2,11 +2,12 @@
 /*
  * "name value\n" parsing with a remembered layout. The kernel prints
  * memory.stat in a fixed order, so after the first parse the parser knows
- * what each line holds. The fast pass walks the lines (memchr) and checks a
- * signature of each line's name (length, first and last 8 bytes); wanted
- * lines are then compared in full (memcmp) and their values parsed,
- * unwanted ones skipped without a hash lookup. If any line differs, or the
- * line count does, the slow pass hashes every name and rebuilds the layout.
+ * what each line holds. The fast pass walks the lines (memchr) and compares
+ * each line's name with the remembered one (length, then memcmp) without a
+ * hash lookup; wanted lines then have their values parsed. Values are kept
+ * aside until the whole buffer matched. If any line differs, or the line
+ * count does, the slow pass hashes every name and rebuilds the layout, so
+ * both passes give the same result for any input.
  */
 #include "memory_stat_parse.h"
 
@@ -25,9 +26,15 @@ struct wanted {
 /* What the layout remembers of one line. */
 struct line_sig {
 	int field;      /* wanted entry on this line, or -1 */
-	uint32_t len;   /* name length (up to the first ' ', or the whole line) */
-	uint64_t head;  /* first 8 bytes of the name, zero-padded */
-	uint64_t tail;  /* last 8 bytes of the name, zero-padded */
+	bool has_sep;   /* the line has a ' ' (only then is its name looked up) */
+	size_t len;     /* name length (up to the first ' ', or the whole line) */
+	size_t off;     /* the name's bytes in layout_names */
+};
+
+/* A value the fast pass found, stored once the whole layout matched. */
+struct pending {
+	int field;
+	uint64_t value;
 };
 
 struct memory_stat_parser {
@@ -41,6 +48,9 @@ struct memory_stat_parser {
 	struct line_sig *lines; /* the layout, one per line */
 	size_t nr_lines;      /* lines in the remembered layout; 0 = none */
 	size_t line_cap;
+	char *layout_names;   /* every line's name, back to back */
+	size_t names_len, names_cap;
+	struct pending *pending; /* one per wanted entry */
 
 	unsigned char *seen;  /* per entry, during one parse */
 	uint64_t bad;
@@ -140,7 +150,8 @@ int memory_stat_parser_new(const char *const *names, const size_t *slots, size_t
 	p->names = malloc(total ? total : 1);
 	p->hash = malloc(hsize * sizeof(*p->hash));
 	p->seen = calloc(nr ? nr : 1, 1);
-	if (!p->w || !p->names || !p->hash || !p->seen)
+	p->pending = calloc(nr ? nr : 1, sizeof(*p->pending));
+	if (!p->w || !p->names || !p->hash || !p->seen || !p->pending)
 		goto free_parser;
 	for (size_t i = 0; i < hsize; i++)
 		p->hash[i] = -1;
@@ -188,6 +199,8 @@ void memory_stat_parser_free(struct memory_stat_parser *p)
 	free(p->names);
 	free(p->hash);
 	free(p->lines);
+	free(p->layout_names);
+	free(p->pending);
 	free(p->seen);
 	free(p);
 }
@@ -214,78 +227,88 @@ static const char *line_end(const char *pos, const char *end)
 	return eol ? eol : end;
 }
 
-/* The signature of the line [pos, eol); *sep is its first ' ' or NULL. */
-static void line_sign(const char *pos, const char *eol, struct line_sig *sig, const char **sep)
+/* The name of the line [pos, eol): up to its first ' ' (*sep) or the whole line. */
+static size_t line_name(const char *pos, const char *eol, const char **sep)
 {
-	size_t len;
-
 	*sep = memchr(pos, ' ', (size_t)(eol - pos));
-	len = (size_t)((*sep ? *sep : eol) - pos);
-	sig->len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
-	sig->head = sig->tail = 0;
-	if (len >= 8) {
-		memcpy(&sig->head, pos, 8);
-		memcpy(&sig->tail, pos + len - 8, 8);
-	} else {
-		memcpy(&sig->head, pos, len);
-	}
+	return (size_t)((*sep ? *sep : eol) - pos);
 }
 
 /*
- * Checks the remembered layout while parsing. Returns true when every
- * expectation held (the values are then complete), false to fall back.
+ * Checks the remembered layout while parsing. Returns true when every line
+ * matched (the values are then stored), false to fall back with @values
+ * untouched.
  */
 static bool parse_fast(struct memory_stat_parser *p, const char *buf, size_t len,
-		       uint64_t *values, size_t *set, uint64_t *bad)
+		       uint64_t *values, size_t *set)
 {
 	const char *pos = buf, *end = buf + len;
-	size_t k = 0;
+	size_t k = 0, nr_pending = 0;
+	uint64_t bad = 0;
 
-	*set = 0;
-	*bad = 0;
 	while (pos < end) {
 		const char *eol = line_end(pos, end), *sep;
 		const struct line_sig *want;
-		struct line_sig sig;
+		size_t nlen;
 
 		if (k >= p->nr_lines)
 			return false;
 		want = &p->lines[k++];
-		line_sign(pos, eol, &sig, &sep);
-		if (sig.len != want->len || sig.head != want->head || sig.tail != want->tail)
+		nlen = line_name(pos, eol, &sep);
+		if (nlen != want->len || (sep != NULL) != want->has_sep ||
+		    memcmp(pos, p->layout_names + want->off, nlen) != 0)
 			return false;
 		if (want->field >= 0) {
-			const struct wanted *w = &p->w[want->field];
 			uint64_t v;
 
-			if (!sep || memcmp(pos, w->name, w->len) != 0)
-				return false;
 			if (parse_value(sep, eol, &v) == VALUE_OK)
-				*set += store(p, want->field, v, values);
+				p->pending[nr_pending++] = (struct pending){ want->field, v };
 			else
-				(*bad)++;
+				bad++;
 		}
 		pos = eol + 1;
 	}
-	return k == p->nr_lines;
+	if (k != p->nr_lines)
+		return false;
+	*set = 0;
+	for (size_t i = 0; i < nr_pending; i++)
+		*set += store(p, p->pending[i].field, p->pending[i].value, values);
+	p->bad += bad;
+	return true;
 }
 
-/* Records line @k's signature; on ENOMEM the layout is dropped. */
-static void remember(struct memory_stat_parser *p, size_t k, const struct line_sig *sig, bool *keep)
+/* Grows *@buf (of *@cap elements of @size) to hold @need; false on ENOMEM. */
+static bool reserve(void **buf, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 128;
+	void *b;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	b = realloc(*buf, n * size);
+	if (!b)
+		return false;
+	*buf = b;
+	*cap = n;
+	return true;
+}
+
+/* Records line @k: its name [@name, +@sig->len); on ENOMEM the layout is dropped. */
+static void remember(struct memory_stat_parser *p, size_t k, struct line_sig *sig,
+		     const char *name, bool *keep)
 {
 	if (!*keep)
 		return;
-	if (k >= p->line_cap) {
-		size_t cap = p->line_cap ? p->line_cap * 2 : 128;
-		struct line_sig *l = realloc(p->lines, cap * sizeof(*l));
-
-		if (!l) {
-			*keep = false;
-			return;
-		}
-		p->lines = l;
-		p->line_cap = cap;
+	if (!reserve((void **)&p->lines, &p->line_cap, k + 1, sizeof(*p->lines)) ||
+	    !reserve((void **)&p->layout_names, &p->names_cap, p->names_len + sig->len + 1, 1)) {
+		*keep = false;
+		return;
 	}
+	sig->off = p->names_len;
+	memcpy(p->layout_names + p->names_len, name, sig->len);
+	p->names_len += sig->len;
 	p->lines[k] = *sig;
 }
 
@@ -296,12 +319,13 @@ static size_t parse_slow(struct memory_stat_parser *p, const char *buf, size_t l
 	size_t k = 0, set = 0;
 
 	memset(p->seen, 0, p->nr);
+	p->names_len = 0;
 	while (pos < end) {
 		const char *eol = line_end(pos, end), *sep;
-		struct line_sig sig;
+		struct line_sig sig = { .len = line_name(pos, eol, &sep) };
 		int f = -1;
 
-		line_sign(pos, eol, &sig, &sep);
+		sig.has_sep = sep != NULL;
 		if (sep && sep > pos)
 			f = lookup(p, pos, (size_t)(sep - pos));
 		if (f >= 0 && p->seen[f])
@@ -316,7 +340,7 @@ static size_t parse_slow(struct memory_stat_parser *p, const char *buf, size_t l
 				p->bad++;
 		}
 		sig.field = f;
-		remember(p, k++, &sig, &keep);
+		remember(p, k++, &sig, pos, &keep);
 		pos = eol + 1;
 	}
 	p->nr_lines = keep ? k : 0;
@@ -326,13 +350,9 @@ static size_t parse_slow(struct memory_stat_parser *p, const char *buf, size_t l
 size_t memory_stat_parse(struct memory_stat_parser *p, const char *buf, size_t len, uint64_t *values)
 {
 	size_t set;
-	uint64_t bad;
 
-	if (p->nr_lines && parse_fast(p, buf, len, values, &set, &bad)) {
-		p->bad += bad;
+	if (p->nr_lines && parse_fast(p, buf, len, values, &set))
 		return set;
-	}
-	/* A failed fast pass may have set some slots: the slow pass sets them again alike. */
 	return parse_slow(p, buf, len, values);
 }
 

@@ -9,7 +9,6 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${ASAN_BUILD_DIR:-$top/build-asan}
-seconds=${FUZZ_SECONDS:-20}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -21,6 +20,7 @@ cd "$build"
 [ -f Makefile ] || "$top/configure" -q CC=clang \
 	CFLAGS="-g -O1 -fno-omit-frame-pointer $san -fsanitize=fuzzer-no-link" LDFLAGS="$san"
 make -j"$(nproc)" >make.log 2>&1 || { tail -n 30 make.log; exit 1; }
+[ "${1:-}" != --build-only ] || exit 0
 make -j"$(nproc)" $(make -s -f - print-check <<'MK' 2>/dev/null
 include Makefile
 print-check: ; @echo $(check_PROGRAMS)
@@ -104,28 +104,11 @@ for t in ${SAN_DAEMON_TESTS:-collectd/values collectd/config_errors \
 	san_test "$t" MEMCG_BPF_RSS_BOUND_KB=1048576
 done
 
-# libFuzzer targets: the core archive libtool built, plus the target.
-core=$build/.libs/libmemcg_core.a
-libs="$(pkg-config --libs libbpf libelf) $(pkg-config --libs libprotobuf-c libcurl 2>/dev/null || true) -lm"
-for src in "$top"/tests/fuzz/fuzz_*.c; do
-	name=$(basename "$src" .c)
-	target=${name#fuzz_}
-	# shellcheck disable=SC2086
-	if ! clang -g -O1 $san -fsanitize=fuzzer -I"$top/plugin" -I"$build/bpf" -I"$build" \
-		"$src" "$core" $libs $(cat "$build/fuzz-extra-libs" 2>/dev/null) -o "$build/$name" \
-		>"$build/$name.build.log" 2>&1; then
-		echo "not ok - fuzz/$target (build)"
-		tail -n 20 "$build/$name.build.log" | sed 's/^/  | /'
-		fail=$((fail + 1))
-		continue
-	fi
-	corpus=$build/fuzz-corpus/$target
-	rm -rf "$corpus"
-	mkdir -p "$corpus"
-	cp "$top/tests/fuzz/corpus/$target"/* "$corpus/"
-	run "fuzz/$target (${seconds}s)" "$build/$name" -max_total_time="$seconds" -timeout=10 \
-		-rss_limit_mb=2048 -print_final_stats=1 "$corpus"
-	grep -h 'stat::number_of_executed_units' "$build/fuzz_${target}_*.log" "$build"/fuzz_"$target"*.log 2>/dev/null | head -n 1 | sed 's/^/  /'
+# libFuzzer targets, deterministic: fixed seed and run count on the kept
+# corpora (scripts/fuzz.sh ci), so the result depends only on the commit.
+for target in $("$top/scripts/fuzz.sh" list); do
+	run "fuzz/$target" env ASAN_BUILD_DIR="$build" "$top/scripts/fuzz.sh" ci "$target"
+	grep -h 'stat::number_of_executed_units' "$build/fuzz_$target.log" 2>/dev/null | head -n 1 | sed 's/^/  /'
 done
 
 echo "sanitize: $pass passed, $fail failed"

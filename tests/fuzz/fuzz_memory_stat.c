@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the memory.stat / memory.events / single-number parsers
- * on arbitrary bytes. Each input is parsed twice with the same parser, as
- * the text backend does sample after sample (the second pass goes through
- * the cached line layout), and the two results must agree.
+ * on arbitrary bytes. An input is two files, split at its first NUL byte:
+ * the first teaches a parser a layout (as the previous sample of a cgroup
+ * does in the text backend), then the second is parsed twice by that
+ * parser (the first time against the old layout, the second time against
+ * its own) and once by a fresh parser. All three must agree, so the cached
+ * fast pass and the slow pass give the same values for any input. Each
+ * input stands alone: a crash file reproduces by itself.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 
 static const char *const names[] = {
 	"anon", "file", "kernel", "shmem", "slab", "pgfault", "oom_kill", "anon", "total_rss", "x",
+	"workingset_refault_anon",
 };
 #define NR_NAMES (sizeof(names) / sizeof(names[0]))
 
@@ -22,26 +27,41 @@ static void quiet(int level, const char *msg)
 {
 }
 
+static void parse(struct memory_stat_parser *p, const char *buf, size_t len, uint64_t *values)
+{
+	for (size_t i = 0; i < NR_NAMES; i++)
+		values[i] = SAMPLE_VALUE_MISSING;
+	memory_stat_parse(p, buf, len, values);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct memory_stat_parser *parser;
-	uint64_t first[NR_NAMES], second[NR_NAMES], v;
-	size_t slots[NR_NAMES];
+	struct memory_stat_parser *taught = NULL, *fresh = NULL;
+	uint64_t trained[NR_NAMES], again[NR_NAMES], clean[NR_NAMES], v;
+	const char *buf = (const char *)data, *second = buf;
+	size_t slots[NR_NAMES], first_len = 0;
+	const char *nul = memchr(buf, '\0', size);
 
-	if (!parser) {
-		mb_log_set_sink(quiet);
-		for (size_t i = 0; i < NR_NAMES; i++)
-			slots[i] = i;
-		if (memory_stat_parser_new(names, slots, NR_NAMES, &parser))
-			abort();
-	}
+	mb_log_set_sink(quiet);
 	for (size_t i = 0; i < NR_NAMES; i++)
-		first[i] = second[i] = SAMPLE_VALUE_MISSING;
-	memory_stat_parse(parser, (const char *)data, size, first);
-	memory_stat_parse(parser, (const char *)data, size, second);
-	if (memcmp(first, second, sizeof(first)))
+		slots[i] = i;
+	if (nul) {
+		first_len = (size_t)(nul - buf);
+		second = nul + 1;
+	}
+	if (memory_stat_parser_new(names, slots, NR_NAMES, &taught) ||
+	    memory_stat_parser_new(names, slots, NR_NAMES, &fresh))
 		abort();
-	memory_stat_find((const char *)data, size, "oom_kill", &v);
-	memory_stat_parse_u64((const char *)data, size, &v);
+	parse(taught, buf, first_len, trained);
+	parse(taught, second, size - (size_t)(second - buf), trained);
+	parse(taught, second, size - (size_t)(second - buf), again);
+	parse(fresh, second, size - (size_t)(second - buf), clean);
+	if (memcmp(trained, clean, sizeof(clean)) || memcmp(again, clean, sizeof(clean)))
+		abort();
+	memory_stat_parser_free(taught);
+	memory_stat_parser_free(fresh);
+
+	memory_stat_find(buf, size, "oom_kill", &v);
+	memory_stat_parse_u64(buf, size, &v);
 	return 0;
 }

@@ -238,6 +238,47 @@ static void test_unwanted_line_becomes_wanted(void **state)
 	memory_stat_parser_free(p);
 }
 
+/* A line without a value has the same name as a wanted line: only the latter counts. */
+static void test_line_without_value_after_layout(void **state)
+{
+	struct memory_stat_parser *p = new3();
+	uint64_t v[3], clean[3];
+	struct memory_stat_parser *fresh = new3();
+
+	fill_missing(v, 3);
+	parse_str(p, "anon\nanon 1\nfile 5\n", v);
+	/* the layout's "anon" without a value is now "anon !": wanted, bad, first */
+	fill_missing(v, 3);
+	fill_missing(clean, 3);
+	parse_str(p, "anon !\nanon 2\nshmem 3\n", v);
+	parse_str(fresh, "anon !\nanon 2\nshmem 3\n", clean);
+	assert_memory_equal(v, clean, sizeof(v));
+	assert_true(v[0] == MISSING);
+	/* a failed fast pass leaves nothing behind */
+	fill_missing(v, 3);
+	parse_str(p, "anon !\nanon 2\nshmem 3\n", v);
+	assert_true(v[0] == MISSING);
+	memory_stat_parser_free(p);
+	memory_stat_parser_free(fresh);
+}
+
+/* Names of one length that differ only in the middle are told apart. */
+static void test_names_differ_in_the_middle(void **state)
+{
+	static const char *const names[] = { "workingset_refault_anon" };
+	static const size_t slots[] = { 0 };
+	struct memory_stat_parser *p = NULL;
+	uint64_t v[1];
+
+	assert_int_equal(memory_stat_parser_new(names, slots, 1, &p), 0);
+	v[0] = MISSING;
+	assert_int_equal(parse_str(p, "workingset_XXXXXXX_anon 1\nfile 2\n", v), 0);
+	assert_true(v[0] == MISSING);
+	assert_int_equal(parse_str(p, "workingset_refault_anon 7\nfile 2\n", v), 1);
+	assert_true(v[0] == 7);
+	memory_stat_parser_free(p);
+}
+
 static void test_repeated_name_first_wins(void **state)
 {
 	struct memory_stat_parser *p = new3();
@@ -350,6 +391,8 @@ int main(void)
 		cmocka_unit_test(test_cached_layout_value_widths_change),
 		cmocka_unit_test(test_reordered_after_cached_layout),
 		cmocka_unit_test(test_unwanted_line_becomes_wanted),
+		cmocka_unit_test(test_line_without_value_after_layout),
+		cmocka_unit_test(test_names_differ_in_the_middle),
 		cmocka_unit_test(test_repeated_name_first_wins),
 		cmocka_unit_test(test_duplicate_wanted_name_sets_each_slot),
 		cmocka_unit_test(test_empty_input),
