@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "plain_reader.h"
-#include "sampler.h"
-#include "stat_catalog.h"
+#include "sampling/sampler.h"
+#include "sampling/stat_catalog.h"
 
 struct bench_opts {
 	const char *parent;

@@ -23,18 +23,18 @@
 #include "plugin.h"
 #include "utils/common/common.h"
 
-#include "cgroup_filter.h"
-#include "cgroup_mount.h"
-#include "instance_name.h"
-#include "log.h"
-#include "plugin_config.h"
-#include "sample_table.h"
-#include "sampler.h"
+#include "sampling/cgroup_filter.h"
+#include "sampling/cgroup_mount.h"
+#include "series/instance_name.h"
+#include "base/log.h"
+#include "config/plugin_config.h"
+#include "sampling/sample_table.h"
+#include "sampling/sampler.h"
 #ifdef MEMCG_BPF_HAVE_SENDER
 #include <curl/curl.h>
 
-#include "sender.h"
-#include "snapshot.h"
+#include "sending/sender.h"
+#include "series/snapshot.h"
 #endif
 
 #define PLUGIN_NAME "memcg_bpf"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "label_escape.h"
+#include "series/label_escape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

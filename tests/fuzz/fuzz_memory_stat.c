@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "memory_stat_parse.h"
-#include "sample_table.h"
+#include "base/log.h"
+#include "sampling/memory_stat_parse.h"
+#include "sampling/sample_table.h"
 
 static const char *const names[] = {
 	"anon", "file", "kernel", "shmem", "slab", "pgfault", "oom_kill", "anon", "total_rss", "x",

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "plugin_config.h"
+#include "base/log.h"
+#include "config/plugin_config.h"
 
 #define MAX_VALUES 8
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "log.h"
-#include "spool.h"
+#include "base/log.h"
+#include "sending/spool.h"
 
 static void quiet(int level, const char *msg)
 {

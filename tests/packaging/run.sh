@@ -8,7 +8,7 @@
 #  3. apt-get install ./collectd-memcg-bpf_*.deb; dpkg -L has the expected
 #     layout; the conffile is registered; collectd -t and collectd -T accept
 #     a configuration that includes the shipped snippet, enabled;
-#  4. acceptance (issue 6): with Debian's collectd package (installed from
+#  4. acceptance: with Debian's collectd package (installed from
 #     bookworm if missing, removed again afterwards), the shipped snippet
 #     enabled with its documented sed and its URL pointed at a Prometheus
 #     the test starts on 127.0.0.1 (9090 as shipped when free, else a free

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The outage test (issue 5): the collector is down (connections refused) for
+# The outage test: the collector is down (connections refused) for
 # more than 30 intervals (Interval 1) while collectd runs; midway collectd is
 # killed with -9 and started again on the same SpoolDir. After the collector
 # comes back, VictoriaMetrics must hold every sample of every interval that

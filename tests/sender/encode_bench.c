@@ -12,11 +12,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "batch_encode.h"
-#include "sample_table.h"
-#include "series_set.h"
-#include "snapshot.h"
-#include "stat_catalog.h"
+#include "wire/batch_encode.h"
+#include "sampling/sample_table.h"
+#include "series/series_set.h"
+#include "series/snapshot.h"
+#include "sampling/stat_catalog.h"
 
 static double cpu_now(void)
 {
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	size_t nr_stats;
 	const struct label_pair lab[] = { { "dc", "eu-west-1" } };
 	struct series_opts o = { .host = "node-0042.example.net", .labels = lab, .nr_labels = 1 };
-	struct batch_limits lim = { .max_samples = SENDER_DEFAULT_MAX_SAMPLES, .max_bytes = SENDER_DEFAULT_MAX_BYTES };
+	struct batch_limits lim = { .max_samples = BATCH_DEFAULT_MAX_SAMPLES, .max_bytes = BATCH_DEFAULT_MAX_BYTES };
 
 	if (stat_parse_list(NULL, stats, 64, &nr_stats))
 		return 1;

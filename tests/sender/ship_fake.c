@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sample_table.h"
-#include "sender.h"
-#include "snapshot.h"
-#include "stat_catalog.h"
+#include "sampling/sample_table.h"
+#include "sending/sender.h"
+#include "series/snapshot.h"
+#include "sampling/stat_catalog.h"
 
 static const char *const tree[3][5] = {
 	{ "/a", "/b", "/bad\xff", "/system.slice/x.service", NULL },

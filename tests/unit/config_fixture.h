@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
-#include "plugin_config.h"
+#include "base/log.h"
+#include "config/plugin_config.h"
 
 static int errors_logged, warnings_logged;
 static char last_error[1024];

@@ -15,11 +15,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "batch_encode.h"
-#include "otlp_metrics.pb-c.h"
-#include "remote_write.pb-c.h"
-#include "remote_write_v2.pb-c.h"
-#include "sample_table.h"
+#include "wire/batch_encode.h"
+#include "proto/otlp_metrics.pb-c.h"
+#include "proto/remote_write.pb-c.h"
+#include "proto/remote_write_v2.pb-c.h"
+#include "sampling/sample_table.h"
 
 static const struct stat_def *cols[3];
 static const struct label_pair statics[] = { { "zone", "z1" } };

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "cgroup_filter.h"
+#include "sampling/cgroup_filter.h"
 
 static struct cgroup_filter *filter_of(const char *const *patterns, size_t n, bool ignore)
 {

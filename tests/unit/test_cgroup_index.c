@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include "cgroup_index.h"
-#include "cgroup_mount.h"
-#include "log.h"
+#include "sampling/cgroup_index.h"
+#include "sampling/cgroup_mount.h"
+#include "base/log.h"
 
 static char last_log[1024];
 

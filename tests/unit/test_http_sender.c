@@ -18,9 +18,9 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
-#include "http_sender.h"
-#include "log.h"
-#include "sender.h"
+#include "sending/http_sender.h"
+#include "base/log.h"
+#include "sending/sender.h"
 
 #define SECRET "s3cr3t-t0ken-value"
 

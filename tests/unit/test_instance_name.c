@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "instance_name.h"
-#include "sha256.h"
+#include "series/instance_name.h"
+#include "base/sha256.h"
 
 /* Two buffers in turn, so that two names can be compared in one call. */
 static const char *name_of(const char *path)

@@ -10,10 +10,10 @@
 
 #include <cmocka.h>
 
-#include "cgroup_labels.h"
-#include "label_escape.h"
-#include "metric_names.h"
-#include "stat_catalog.h"
+#include "series/cgroup_labels.h"
+#include "series/label_escape.h"
+#include "series/metric_names.h"
+#include "sampling/stat_catalog.h"
 
 static void esc(const char *in, size_t len, const char *want)
 {

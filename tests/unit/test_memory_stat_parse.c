@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "memory_stat_parse.h"
+#include "sampling/memory_stat_parse.h"
 
 #define MISSING UINT64_MAX
 

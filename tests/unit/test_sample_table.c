@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "sample_table.h"
+#include "sampling/sample_table.h"
 
 static const struct stat_def *two_stats[2];
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "metric_names.h"
-#include "sender_config.h"
+#include "series/metric_names.h"
+#include "sending/sender_config.h"
 
 #include "config_fixture.h"
 

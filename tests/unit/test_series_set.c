@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "sample_table.h"
-#include "series_set.h"
-#include "snapshot.h"
+#include "sampling/sample_table.h"
+#include "series/series_set.h"
+#include "series/snapshot.h"
 
 static const struct stat_def *cols[2];
 static const struct label_pair statics[] = { { "zone", "z1" }, { "Dc", "east" } };

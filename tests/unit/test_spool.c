@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "log.h"
-#include "spool.h"
+#include "base/log.h"
+#include "sending/spool.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The spool keys of the <Plugin memcg_bpf> parser (issue 5) and config
+ * The spool keys of the <Plugin memcg_bpf> parser and config
  * values out of range: each bad value is one ERROR naming the key and the
  * reason, and the configuration fails.
  */

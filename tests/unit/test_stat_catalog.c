@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "log.h"
-#include "stat_catalog.h"
+#include "base/log.h"
+#include "sampling/stat_catalog.h"
 
 static char last_log[1024];
 

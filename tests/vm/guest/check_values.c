@@ -32,7 +32,7 @@
  *
  * Ground truth is read here, never through the project's code. The one
  * piece of the project linked in (check_values.sources) is the
- * plugin_instance naming rule, plugin/instance_name.c, which the csv mode
+ * plugin_instance naming rule, series/instance_name.c, which the csv mode
  * needs to find the files of a cgroup.
  *
  * Prints one summary line on stdout; exit 0 when everything matched.
@@ -51,7 +51,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "instance_name.h"
+#include "series/instance_name.h"
 
 #define MAX_REPORTS 20
 

@@ -172,7 +172,7 @@ stop_collectd() {
 # is stopped, and the last value csv wrote for every cgroup
 # and stat must equal memory.stat / memory.current / memory.events read right
 # after. check_values finds each cgroup's csv directory by the plugin's own
-# plugin_instance rule (plugin/instance_name.c linked into it), for every
+# plugin_instance rule (series/instance_name.c linked into it), for every
 # cgroup including the ones whose names need escaping.
 CD_STATS="anon file kernel shmem file_mapped file_dirty slab sock pgfault pgmajfault workingset_refault_file usage max oom oom_kill"
 collectd_values() {

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * memcg-bpf-sample: the operator's CLI over the sampler core. It prints what
+ * the collectd plugin would sample on this host, with the same backends.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "sampling/sampler.h"
+#include "sampling/stat_catalog.h"
+
+enum output_format { FORMAT_TABLE, FORMAT_JSON };
+
+struct cli_opts {
+	struct sampler_opts sampler;
+	const struct stat_def *stats[128];
+	long count;
+	double interval;
+	enum output_format format;
+	bool quiet;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: memcg-bpf-sample [OPTION]...\n"
+		"Samples memory-cgroup stats of every cgroup under a root, as the memcg_bpf\n"
+		"collectd plugin does.\n\n"
+		"  -r, --root DIR        cgroup root (default /sys/fs/cgroup)\n"
+		"  -s, --stats LIST      comma-separated memory.stat names, or \"all\"\n"
+		"                        (default: %s)\n"
+		"  -b, --backend NAME    auto (default), bpf or text\n"
+		"  -d, --max-depth N     levels below the root to walk (default: all)\n"
+		"  -c, --count N         samples to take (default 1; 0 = until interrupted)\n"
+		"  -i, --interval SECS   time between samples (default 1)\n"
+		"  -f, --format FMT      table (default) or json (one object per cgroup per line)\n"
+		"  -q, --quiet           no per-sample summary on stderr\n"
+		"  -l, --list-stats      list the catalog of stats and exit\n"
+		"  -h, --help            this help\n\n"
+		"Exit status: 0 ok, 1 runtime error, 2 usage or configuration error.\n",
+		STAT_DEFAULT_LIST);
+}
+
+static void list_stats(void)
+{
+	size_t n;
+	const struct stat_def *cat = stat_catalog(&n);
+	static const char *const files[] = { "memory.stat", "memory.current", "memory.events" };
+
+	printf("%-26s %-6s %-8s %-15s %-22s %s\n", "STAT", "UNIT", "TYPE", "FILE", "V1", "KERNEL");
+	for (size_t i = 0; i < n; i++) {
+		printf("%-26s %-6s %-8s %-15s %-22s %s%s%s\n", cat[i].name,
+		       cat[i].unit == STAT_UNIT_BYTES ? "bytes" : "count",
+		       cat[i].type == STAT_GAUGE ? "gauge" : "counter", files[cat[i].file],
+		       cat[i].v1_name ? cat[i].v1_name : "-",
+		       cat[i].kernel[0] ? cat[i].kernel[0] : "(memory.current)",
+		       cat[i].kernel[1] ? " | " : "", cat[i].kernel[1] ? cat[i].kernel[1] : "");
+	}
+}
+
+static int parse_long(const char *arg, const char *what, long min, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min) {
+		mb_err("%s: '%s' is not a whole number >= %ld", what, arg, min);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Returns 0 to run, 1 to exit successfully, or a negative errno (usage error). */
+static int parse_args(int argc, char **argv, struct cli_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "stats", required_argument, NULL, 's' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "max-depth", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "list-stats", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *stats = NULL;
+	long depth;
+	char *end;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "r:s:b:d:c:i:f:qlh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o->sampler.cgroup_root = optarg;
+			break;
+		case 's':
+			stats = optarg;
+			break;
+		case 'b':
+			if (sampler_backend_parse(optarg, &o->sampler.backend)) {
+				mb_err("--backend: '%s' is not one of auto, bpf, text", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'd':
+			err = parse_long(optarg, "--max-depth", 0, &depth);
+			if (err)
+				return err;
+			o->sampler.max_depth = depth > 4096 ? 4096 : (int)depth;
+			break;
+		case 'c':
+			err = parse_long(optarg, "--count", 0, &o->count);
+			if (err)
+				return err;
+			break;
+		case 'i':
+			o->interval = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(o->interval) || o->interval < 0) {
+				mb_err("--interval: '%s' is not a number of seconds >= 0", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "table") == 0)
+				o->format = FORMAT_TABLE;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = FORMAT_JSON;
+			else {
+				mb_err("--format: '%s' is not one of table, json", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'l':
+			list_stats();
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		mb_err("unexpected argument '%s' (see --help)", argv[optind]);
+		return -EINVAL;
+	}
+	err = stat_parse_list(stats, o->stats, sizeof(o->stats) / sizeof(o->stats[0]),
+			      &o->sampler.nr_stats);
+	if (err)
+		return err;
+	o->sampler.stats = o->stats;
+	return 0;
+}
+
+/* JSON string: control bytes and bytes that are not valid UTF-8 become \u00XX. */
+static void print_json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putchar('"');
+	while (*p) {
+		unsigned int len = 0;
+
+		if (*p == '"' || *p == '\\') {
+			printf("\\%c", *p++);
+			continue;
+		}
+		if (*p == '\n' || *p == '\t') {
+			printf("\\%c", *p == '\n' ? 'n' : 't');
+			p++;
+			continue;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			printf("\\u%04x", *p++);
+			continue;
+		}
+		if (*p < 0x80)
+			len = 1;
+		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			len = 2;
+		else if ((*p & 0xf0) == 0xe0)
+			len = 3;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			len = 4;
+		for (unsigned int i = 1; i < len; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				len = 0;
+		if (!len) {
+			printf("\\u%04x", *p++);
+			continue;
+		}
+		fwrite(p, 1, len, stdout);
+		p += len;
+	}
+	putchar('"');
+}
+
+static void print_json(const struct sample_table *t, long sample, const char *backend)
+{
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		const struct sample_row *row = &t->rows[r];
+		bool first = true;
+
+		printf("{\"sample\":%ld,\"ts_ms\":%llu,\"backend\":\"%s\",\"cgroup_id\":%llu,\"path\":",
+		       sample, (unsigned long long)(t->timestamp_ns / 1000000), backend,
+		       (unsigned long long)row->cgroup_id);
+		print_json_string(row->path);
+		printf(",\"depth\":%d,\"values\":{", row->depth);
+		for (size_t c = 0; c < t->nr_stats; c++) {
+			if (row->values[c] == SAMPLE_VALUE_MISSING)
+				continue;
+			printf("%s\"%s\":%llu", first ? "" : ",", t->stats[c]->name,
+			       (unsigned long long)row->values[c]);
+			first = false;
+		}
+		printf("}}\n");
+	}
+}
+
+static void print_table(const struct sample_table *t)
+{
+	int path_width = 4;
+
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		int len = (int)strlen(t->rows[r].path);
+
+		if (len > path_width)
+			path_width = len;
+	}
+	printf("%-*s", path_width, "PATH");
+	for (size_t c = 0; c < t->nr_stats; c++)
+		printf(" %*s", (int)(strlen(t->stats[c]->name) > 12 ? strlen(t->stats[c]->name) : 12),
+		       t->stats[c]->name);
+	putchar('\n');
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		const struct sample_row *row = &t->rows[r];
+
+		printf("%-*s", path_width, row->path);
+		for (size_t c = 0; c < t->nr_stats; c++) {
+			int width = strlen(t->stats[c]->name) > 12 ? (int)strlen(t->stats[c]->name) : 12;
+
+			if (row->values[c] == SAMPLE_VALUE_MISSING)
+				printf(" %*s", width, "-");
+			else
+				printf(" %*llu", width, (unsigned long long)row->values[c]);
+		}
+		putchar('\n');
+	}
+}
+
+static void sleep_seconds(double secs)
+{
+	struct timespec ts = { .tv_sec = (time_t)secs };
+
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	while (!stop_requested && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* A deep tree wants more fds than the default soft limit for the text backend. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o = {
+		.sampler = { .max_depth = -1, .backend = SAMPLER_AUTO },
+		.count = 1,
+		.interval = 1.0,
+	};
+	struct sample_table table;
+	struct sampler *s;
+	int err;
+
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	raise_fd_limit();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	err = sampler_open(&o.sampler, &s);
+	if (err)
+		return err == -EINVAL || err == -ENOENT ? 2 : 1;
+	sampler_table_init(s, &table);
+	for (long n = 0; !stop_requested && (o.count == 0 || n < o.count); n++) {
+		if (n)
+			sleep_seconds(o.interval);
+		if (stop_requested)
+			break;
+		err = sampler_sample(s, &table);
+		if (err)
+			break;
+		if (o.format == FORMAT_JSON)
+			print_json(&table, n, sampler_backend_name(s));
+		else
+			print_table(&table);
+		fflush(stdout);
+		if (!o.quiet)
+			fprintf(stderr, "sample %ld: backend=%s cgroups=%zu skipped=%u duration_us=%llu\n", n,
+				sampler_backend_name(s), table.nr_rows, table.skipped,
+				(unsigned long long)(table.duration_ns / 1000));
+	}
+	sample_table_free(&table);
+	sampler_close(s);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "config/plugin_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/log.h"
+#include "series/metric_names.h"
+
+#define MAX_DEPTH_LIMIT 4096
+
+/* The value shapes a key takes. */
+enum cfg_shape {
+	SHAPE_STRING,  /* exactly one string */
+	SHAPE_STRINGS, /* one or more strings */
+	SHAPE_BOOLEAN, /* exactly one boolean (or "true"/"false"/... as a string) */
+	SHAPE_INTEGER, /* exactly one whole number */
+	SHAPE_NUMBER,  /* exactly one number */
+};
+
+union cfg_arg {
+	const char *string;
+	bool boolean;
+	long integer;
+	double number;
+};
+
+struct cfg_key {
+	const char *name;
+	enum cfg_shape shape;
+	/* @v: the values when SHAPE_STRINGS, else @arg holds the one value */
+	int (*set)(struct plugin_config *c, const char *key, union cfg_arg arg,
+		   const struct cfg_value *v, size_t n);
+};
+
+static int set_backend(struct plugin_config *c, const char *key, union cfg_arg arg,
+		       const struct cfg_value *v, size_t n)
+{
+	if (sampler_backend_parse(arg.string, &c->backend)) {
+		mb_err("%s \"%s\": not one of auto, bpf, text", key, arg.string);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_cgroup_root(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	char *root;
+
+	if (!arg.string[0]) {
+		mb_err("%s \"\": the cgroup root must not be empty", key);
+		return -EINVAL;
+	}
+	root = strdup(arg.string);
+	if (!root)
+		return -ENOMEM;
+	free(c->cgroup_root);
+	c->cgroup_root = root;
+	return 0;
+}
+
+static int add_stat(struct plugin_config *c, const struct stat_def *def)
+{
+	for (size_t i = 0; i < c->nr_stats; i++)
+		if (c->stats[i] == def)
+			return 0;
+	if (c->nr_stats == PLUGIN_CONFIG_MAX_STATS)
+		return -E2BIG;
+	c->stats[c->nr_stats++] = def;
+	return 0;
+}
+
+static int set_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
+		    const struct cfg_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *name = v[i].string;
+		const struct stat_def *def;
+		size_t count;
+
+		if (strcasecmp(name, "all") == 0) {
+			const struct stat_def *cat = stat_catalog(&count);
+
+			for (size_t j = 0; j < count; j++)
+				if (add_stat(c, &cat[j]))
+					return -E2BIG;
+			continue;
+		}
+		def = stat_lookup(name);
+		if (!def) {
+			char near[256];
+
+			stat_suggest(name, near, sizeof(near), 5);
+			mb_err("%s \"%s\": unknown stat; nearest valid names: %s", key, name, near);
+			return -EINVAL;
+		}
+		if (add_stat(c, def)) {
+			mb_err("%s \"%s\": more than %d stats selected", key, name, PLUGIN_CONFIG_MAX_STATS);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
+static int set_cgroup(struct plugin_config *c, const char *key, union cfg_arg arg,
+		      const struct cfg_value *v, size_t n)
+{
+	char why[320];
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		err = cgroup_filter_add(c->filter, v[i].string, why, sizeof(why));
+		if (err == -EINVAL)
+			mb_err("%s \"%s\": %s", key, v[i].string, why);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int set_max_depth(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	if (arg.integer < 0) {
+		mb_err("%s %ld: must be 0 or more (leave %s out for no limit)", key, arg.integer, key);
+		return -EINVAL;
+	}
+	c->max_depth = arg.integer > MAX_DEPTH_LIMIT ? MAX_DEPTH_LIMIT : (int)arg.integer;
+	return 0;
+}
+
+#define BOOL_SETTER(fn, field)                                                             \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->field = arg.boolean;                                                    \
+		return 0;                                                                  \
+	}
+BOOL_SETTER(set_ignore_selected, ignore_selected)
+BOOL_SETTER(set_include_root, include_root)
+BOOL_SETTER(set_dispatch_values, dispatch_values)
+BOOL_SETTER(set_report_self, report_self)
+
+/* ---- sender */
+static int set_url(struct plugin_config *c, const char *key, union cfg_arg arg,
+		   const struct cfg_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *u = v[i].string;
+
+		if (strncasecmp(u, "http://", 7) != 0 && strncasecmp(u, "https://", 8) != 0) {
+			mb_err("%s \"%s\": not an http:// or https:// URL", key, u);
+			return -EINVAL;
+		}
+		if (c->sender.nr_urls == SENDER_MAX_URLS) {
+			mb_err("%s \"%s\": more than %d URLs", key, u, SENDER_MAX_URLS);
+			return -E2BIG;
+		}
+		c->sender.urls[c->sender.nr_urls] = strdup(u);
+		if (!c->sender.urls[c->sender.nr_urls])
+			return -ENOMEM;
+		c->sender.nr_urls++;
+	}
+	return 0;
+}
+
+static int set_format(struct plugin_config *c, const char *key, union cfg_arg arg,
+		      const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (wire_format_parse(arg.string, &c->sender.format)) {
+		mb_err("%s \"%s\": not one of remote_write, remote_write_v2, otlp", key, arg.string);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_compression(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (compression_parse(arg.string, &c->sender.compression)) {
+		mb_err("%s \"%s\": not one of default, snappy, gzip, zstd, none", key, arg.string);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg,
+		     const struct cfg_value *v, size_t n)
+{
+	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "container_id" };
+	struct label_pair *l;
+
+	c->sender_keys++;
+	if (n != 2) {
+		mb_err("%s: expects a name and a value, got %zu strings", key, n);
+		return -EINVAL;
+	}
+	if (!label_name_allowed_static(v[0].string)) {
+		mb_err("%s \"%s\": not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with \"__\")", key,
+		       v[0].string);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strcmp(v[0].string, reserved[i]) == 0) {
+			mb_err("%s \"%s\": the plugin sets this label itself", key, v[0].string);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < c->sender.nr_labels; i++)
+		if (strcmp(c->sender.labels[i].name, v[0].string) == 0) {
+			mb_err("%s \"%s\": given twice", key, v[0].string);
+			return -EINVAL;
+		}
+	if (!v[1].string[0]) {
+		mb_err("%s \"%s\": the value must not be empty", key, v[0].string);
+		return -EINVAL;
+	}
+	if (c->sender.nr_labels == SENDER_MAX_LABELS) {
+		mb_err("%s \"%s\": more than %d labels", key, v[0].string, SENDER_MAX_LABELS);
+		return -E2BIG;
+	}
+	l = &c->sender.labels[c->sender.nr_labels];
+	l->name = strdup(v[0].string);
+	l->value = strdup(v[1].string);
+	if (!l->name || !l->value) {
+		free((char *)l->name);
+		free((char *)l->value);
+		return -ENOMEM;
+	}
+	c->sender.nr_labels++;
+	return 0;
+}
+
+static int set_range(const char *key, long value, long min, long max, size_t *out)
+{
+	if (value < min || value > max) {
+		mb_err("%s %ld: must be from %ld to %ld", key, value, min, max);
+		return -EINVAL;
+	}
+	*out = (size_t)value;
+	return 0;
+}
+
+static int set_max_samples(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_range(key, arg.integer, 1, SENDER_MAX_SAMPLES_LIMIT, &c->sender.max_samples);
+}
+
+static int set_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_range(key, arg.integer, 1024, SENDER_MAX_BYTES_LIMIT, &c->sender.max_bytes);
+}
+
+static int set_queue_length(struct plugin_config *c, const char *key, union cfg_arg arg,
+			    const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_range(key, arg.integer, 1, SENDER_QUEUE_LENGTH_LIMIT, &c->sender.queue_length);
+}
+
+static int set_seconds(const char *key, double value, double *out)
+{
+	if (!(value > 0) || value > 3600) {
+		mb_err("%s %g: must be more than 0 and at most 3600 seconds", key, value);
+		return -EINVAL;
+	}
+	*out = value;
+	return 0;
+}
+
+static int set_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
+		       const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_seconds(key, arg.number, &c->sender.timeout_s);
+}
+
+static int set_connect_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
+			       const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	return set_seconds(key, arg.number, &c->sender.connect_timeout_s);
+}
+
+static int set_path(char **dst, const char *key, const char *value)
+{
+	char *p;
+
+	if (!value[0]) {
+		mb_err("%s \"\": must not be empty", key);
+		return -EINVAL;
+	}
+	p = strdup(value);
+	if (!p)
+		return -ENOMEM;
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
+#define PATH_SETTER(fn, field)                                                             \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->sender_keys++;                                                          \
+		return set_path(&c->sender.field, key, arg.string);                        \
+	}
+PATH_SETTER(set_ca_cert, ca_cert)
+PATH_SETTER(set_client_cert, client_cert)
+PATH_SETTER(set_client_key, client_key)
+PATH_SETTER(set_bearer_token_file, bearer_token_file)
+PATH_SETTER(set_basic_auth_user, basic_auth_user)
+PATH_SETTER(set_basic_auth_password_file, basic_auth_password_file)
+
+#define SENDER_BOOL_SETTER(fn, field)                                                      \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->sender_keys++;                                                          \
+		c->sender.field = arg.boolean;                                             \
+		return 0;                                                                  \
+	}
+SENDER_BOOL_SETTER(set_verify_peer, verify_peer)
+SENDER_BOOL_SETTER(set_unit_label, unit_label)
+SENDER_BOOL_SETTER(set_container_id_label, container_id_label)
+
+/* ---- disk spool */
+static int set_spool_dir(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (arg.string[0] != '/') {
+		mb_err("%s \"%s\": must be an absolute path", key, arg.string);
+		return -EINVAL;
+	}
+	return set_path(&c->sender.spool_dir, key, arg.string);
+}
+
+static int set_spool_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
+			       const struct cfg_value *v, size_t n)
+{
+	double b = arg.number;
+
+	c->sender_keys++;
+	if (b != floor(b) || b < (double)SENDER_MIN_SPOOL_BYTES || b > (double)SENDER_MAX_SPOOL_BYTES) {
+		mb_err("%s %g: must be a whole number of bytes from %llu (1 MiB) to %llu (1 TiB)", key, b,
+		       SENDER_MIN_SPOOL_BYTES, SENDER_MAX_SPOOL_BYTES);
+		return -EINVAL;
+	}
+	c->sender.spool_max_bytes = (unsigned long long)b;
+	return 0;
+}
+
+static const struct cfg_key keys[] = {
+	{ "Backend", SHAPE_STRING, set_backend },
+	{ "CgroupRoot", SHAPE_STRING, set_cgroup_root },
+	{ "Stat", SHAPE_STRINGS, set_stat },
+	{ "Cgroup", SHAPE_STRINGS, set_cgroup },
+	{ "IgnoreSelected", SHAPE_BOOLEAN, set_ignore_selected },
+	{ "MaxDepth", SHAPE_INTEGER, set_max_depth },
+	{ "IncludeRoot", SHAPE_BOOLEAN, set_include_root },
+	{ "DispatchValues", SHAPE_BOOLEAN, set_dispatch_values },
+	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
+	{ "URL", SHAPE_STRINGS, set_url },
+	{ "Format", SHAPE_STRING, set_format },
+	{ "Compression", SHAPE_STRING, set_compression },
+	{ "Label", SHAPE_STRINGS, set_label },
+	{ "UnitLabel", SHAPE_BOOLEAN, set_unit_label },
+	{ "ContainerIdLabel", SHAPE_BOOLEAN, set_container_id_label },
+	{ "MaxSamplesPerSend", SHAPE_INTEGER, set_max_samples },
+	{ "MaxBytesPerSend", SHAPE_INTEGER, set_max_bytes },
+	{ "QueueLength", SHAPE_INTEGER, set_queue_length },
+	{ "Timeout", SHAPE_NUMBER, set_timeout },
+	{ "ConnectTimeout", SHAPE_NUMBER, set_connect_timeout },
+	{ "CACert", SHAPE_STRING, set_ca_cert },
+	{ "ClientCert", SHAPE_STRING, set_client_cert },
+	{ "ClientKey", SHAPE_STRING, set_client_key },
+	{ "BearerTokenFile", SHAPE_STRING, set_bearer_token_file },
+	{ "BasicAuthUser", SHAPE_STRING, set_basic_auth_user },
+	{ "BasicAuthPasswordFile", SHAPE_STRING, set_basic_auth_password_file },
+	{ "VerifyPeer", SHAPE_BOOLEAN, set_verify_peer },
+	{ "SpoolDir", SHAPE_STRING, set_spool_dir },
+	{ "SpoolMaxBytes", SHAPE_NUMBER, set_spool_max_bytes },
+};
+
+#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+const char *plugin_config_keys(void)
+{
+	static char list[1024];
+
+	if (!list[0]) {
+		size_t off = 0;
+
+		for (size_t i = 0; i < NR_KEYS && off < sizeof(list); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", keys[i].name);
+	}
+	return list;
+}
+
+int plugin_config_init(struct plugin_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->backend = SAMPLER_AUTO;
+	c->cgroup_root = strdup("/sys/fs/cgroup");
+	c->filter = cgroup_filter_new();
+	c->max_depth = -1;
+	c->include_root = true;
+	c->dispatch_values = true;
+	c->report_self = true;
+	sender_config_init(&c->sender);
+	if (!c->cgroup_root || !c->filter) {
+		plugin_config_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *type_name(enum cfg_value_type t)
+{
+	switch (t) {
+	case CFG_STRING:
+		return "a string";
+	case CFG_NUMBER:
+		return "a number";
+	case CFG_BOOLEAN:
+		return "a boolean";
+	}
+	return "?";
+}
+
+static int parse_bool_string(const char *s, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Checks the values against the key's shape and extracts the single value. */
+static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_t n, union cfg_arg *arg)
+{
+	static const char *const wanted[] = {
+		[SHAPE_STRING] = "exactly one string",
+		[SHAPE_STRINGS] = "one or more strings",
+		[SHAPE_BOOLEAN] = "exactly one boolean (true or false)",
+		[SHAPE_INTEGER] = "exactly one whole number",
+		[SHAPE_NUMBER] = "exactly one number",
+	};
+	const char *got = NULL;
+	char got_buf[64];
+
+	if (n == 0)
+		got = "no value";
+	else if (n > 1 && k->shape != SHAPE_STRINGS) {
+		snprintf(got_buf, sizeof(got_buf), "%zu values", n);
+		got = got_buf;
+	}
+	for (size_t i = 0; !got && i < n; i++) {
+		switch (k->shape) {
+		case SHAPE_STRING:
+		case SHAPE_STRINGS:
+			if (v[i].type != CFG_STRING)
+				got = type_name(v[i].type);
+			else
+				arg->string = v[i].string;
+			break;
+		case SHAPE_BOOLEAN:
+			if (v[i].type == CFG_BOOLEAN)
+				arg->boolean = v[i].boolean;
+			else if (v[i].type != CFG_STRING || parse_bool_string(v[i].string, &arg->boolean))
+				got = v[i].type == CFG_STRING ? "a string that is not true or false"
+							      : type_name(v[i].type);
+			break;
+		case SHAPE_INTEGER:
+			if (v[i].type != CFG_NUMBER)
+				got = type_name(v[i].type);
+			else if (!isfinite(v[i].number) || v[i].number != floor(v[i].number) ||
+				 fabs(v[i].number) > 1e9)
+				got = "a number that is not a whole number";
+			else
+				arg->integer = (long)v[i].number;
+			break;
+		case SHAPE_NUMBER:
+			if (v[i].type != CFG_NUMBER)
+				got = type_name(v[i].type);
+			else if (!isfinite(v[i].number))
+				got = "a number that is not finite";
+			else
+				arg->number = v[i].number;
+			break;
+		}
+	}
+	if (!got)
+		return 0;
+	mb_err("%s: expects %s, got %s", k->name, wanted[k->shape], got);
+	return -EINVAL;
+}
+
+int plugin_config_set(struct plugin_config *c, const char *key, const struct cfg_value *values,
+		      size_t nr_values)
+{
+	const struct cfg_key *k = NULL;
+	union cfg_arg arg = { 0 };
+	int err;
+
+	for (size_t i = 0; i < NR_KEYS && !k; i++)
+		if (strcasecmp(keys[i].name, key) == 0)
+			k = &keys[i];
+	if (!k) {
+		mb_err("unknown config key \"%s\" (valid keys: %s)", key, plugin_config_keys());
+		err = -EINVAL;
+		goto count_error;
+	}
+	err = check_shape(k, values, nr_values, &arg);
+	if (err)
+		goto count_error;
+	/* the setters log with the key as the table spells it */
+	err = k->set(c, k->name, arg, values, nr_values);
+	if (err == -ENOMEM)
+		mb_err("%s: out of memory", k->name);
+	if (err)
+		goto count_error;
+	return 0;
+
+count_error:
+	c->errors++;
+	return err;
+}
+
+/* The sender keys that only make sense together. One error each, counted. */
+static int sender_config_finish(struct plugin_config *c)
+{
+	const struct sender_config *s = &c->sender;
+	char why[160];
+	int errors = 0;
+
+	if (!s->nr_urls) {
+		if (c->sender_keys) {
+			mb_err("URL: sender keys are given but no URL to send to");
+			errors++;
+		}
+		goto out;
+	}
+	if (compression_check(s->format, s->compression, why, sizeof(why))) {
+		mb_err("Compression \"%s\": %s", compression_name(s->compression), why);
+		errors++;
+	}
+	if (!s->client_cert != !s->client_key) {
+		mb_err("%s: ClientCert and ClientKey go together", s->client_cert ? "ClientCert" : "ClientKey");
+		errors++;
+	}
+	if (!s->basic_auth_user != !s->basic_auth_password_file) {
+		mb_err("%s: BasicAuthUser and BasicAuthPasswordFile go together",
+		       s->basic_auth_user ? "BasicAuthUser" : "BasicAuthPasswordFile");
+		errors++;
+	}
+	if (s->basic_auth_user && s->bearer_token_file) {
+		mb_err("BearerTokenFile: cannot be used together with BasicAuthUser");
+		errors++;
+	}
+	if (s->connect_timeout_s > s->timeout_s) {
+		mb_err("ConnectTimeout %g: longer than Timeout %g", s->connect_timeout_s, s->timeout_s);
+		errors++;
+	}
+	if (s->spool_max_bytes && !s->spool_dir) {
+		mb_err("SpoolMaxBytes: given without SpoolDir");
+		errors++;
+	}
+out:
+	c->errors += errors;
+	return errors ? -EINVAL : 0;
+}
+
+int plugin_config_finish(struct plugin_config *c)
+{
+	int err;
+
+	if (c->errors)
+		return -EINVAL;
+	if (c->nr_stats == 0) {
+		err = stat_parse_list(STAT_DEFAULT_LIST, c->stats, PLUGIN_CONFIG_MAX_STATS, &c->nr_stats);
+		if (err) {
+			c->errors++;
+			return err;
+		}
+	}
+	cgroup_filter_set_ignore_selected(c->filter, c->ignore_selected);
+	return sender_config_finish(c);
+}
+
+void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->cgroup_root = c->cgroup_root;
+	opts->max_depth = c->max_depth;
+	opts->backend = c->backend;
+	opts->stats = (const struct stat_def **)c->stats;
+	opts->nr_stats = c->nr_stats;
+	opts->strict_stats = false;
+}
+
+void plugin_config_free(struct plugin_config *c)
+{
+	free(c->cgroup_root);
+	c->cgroup_root = NULL;
+	cgroup_filter_free(c->filter);
+	c->filter = NULL;
+	sender_config_free(&c->sender);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The <Plugin memcg_bpf> block, parsed without collectd: the glue turns each
+ * oconfig item into a key and a list of plain values and hands it to
+ * plugin_config_set(). One table holds every key, its value shape and its
+ * setter, so new keys (the sender's URL, Format, ...) are new rows.
+ *
+ * Every rejected key logs exactly one error that names the key, the value
+ * and the reason.
+ */
+#ifndef MEMCG_BPF_PLUGIN_CONFIG_H
+#define MEMCG_BPF_PLUGIN_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sampling/cgroup_filter.h"
+#include "sampling/sampler.h"
+#include "sending/sender_config.h"
+#include "sampling/stat_catalog.h"
+
+#define PLUGIN_CONFIG_MAX_STATS 128
+
+enum cfg_value_type {
+	CFG_STRING,
+	CFG_NUMBER,
+	CFG_BOOLEAN,
+};
+
+/* One value of a config line, as collectd's parser typed it. */
+struct cfg_value {
+	enum cfg_value_type type;
+	const char *string;
+	double number;
+	bool boolean;
+};
+
+struct plugin_config {
+	enum sampler_backend backend;
+	char *cgroup_root;
+	const struct stat_def *stats[PLUGIN_CONFIG_MAX_STATS];
+	size_t nr_stats;                /* 0 until Stat is given or finish() picks the default */
+	struct cgroup_filter *filter;   /* Cgroup patterns */
+	bool ignore_selected;
+	int max_depth;                  /* < 0: unlimited */
+	bool include_root;
+	bool dispatch_values;
+	bool report_self;
+	struct sender_config sender;    /* URL, Format, ...: the sender is on when nr_urls > 0 */
+	unsigned int sender_keys;       /* sender keys given (they need a URL) */
+	unsigned int errors;            /* keys rejected so far */
+};
+
+/* Sets the defaults. Returns 0 or -ENOMEM. */
+int plugin_config_init(struct plugin_config *c);
+/*
+ * Applies one line. Returns 0, or a negative errno after logging one error
+ * naming @key (unknown key, wrong value type, bad value); the error is also
+ * counted in c->errors.
+ */
+int plugin_config_set(struct plugin_config *c, const char *key, const struct cfg_value *values,
+		      size_t nr_values);
+/*
+ * Validates after the last line and fills in what was left out. Returns
+ * -EINVAL, without logging again, when any line was rejected.
+ */
+int plugin_config_finish(struct plugin_config *c);
+/* The sampler options this configuration asks for (borrowing from @c). */
+void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_opts *opts);
+/* Frees what @c owns; safe on a zeroed or already freed config. */
+void plugin_config_free(struct plugin_config *c);
+
+/* "Backend", "CgroupRoot", ... as a ", "-separated list, for messages. */
+const char *plugin_config_keys(void);
+
+#endif

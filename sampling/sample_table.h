@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The table of samples both backends fill: one row per cgroup, one column
+ * per selected stat. A value the kernel did not give for that row is
+ * SAMPLE_VALUE_MISSING, never a made-up number.
+ */
+#ifndef MEMCG_BPF_SAMPLE_TABLE_H
+#define MEMCG_BPF_SAMPLE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sampling/stat_catalog.h"
+
+#define SAMPLE_VALUE_MISSING UINT64_MAX
+
+struct sample_row {
+	uint64_t cgroup_id;
+	const char *path;   /* relative to the walk root, "/" for the root; owned by the table */
+	int depth;          /* 0 for the walk root */
+	uint64_t *values;   /* nr_stats values */
+	size_t path_offset; /* private: where path lives in the table's buffer */
+};
+
+struct sample_table {
+	size_t nr_stats;
+	const struct stat_def **stats; /* the columns, borrowed from the sampler */
+	size_t nr_rows;
+	struct sample_row *rows;
+
+	uint64_t timestamp_ns;   /* CLOCK_REALTIME when the walk started */
+	uint64_t duration_ns;    /* CLOCK_MONOTONIC time the walk took */
+	unsigned int skipped;    /* cgroups that vanished or could not be read mid-walk */
+
+	/* storage, reused between samples */
+	size_t cap_rows;
+	uint64_t *value_buf;
+	char *path_buf;
+	size_t path_len, path_cap;
+};
+
+/* Nanoseconds on @clock: CLOCK_REALTIME for timestamp_ns, CLOCK_MONOTONIC for duration_ns. */
+uint64_t sample_clock_ns(clockid_t clock);
+
+void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats);
+/* Empties the table, keeping its storage. */
+void sample_table_reset(struct sample_table *t);
+/*
+ * Appends a row with all values SAMPLE_VALUE_MISSING and returns it, or NULL
+ * on ENOMEM. Row pointers stay valid until the next add or reset.
+ */
+struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, const char *path, int depth);
+/* Frees the storage; safe on a zeroed or already freed table. */
+void sample_table_free(struct sample_table *t);
+
+#endif

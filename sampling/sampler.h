@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The sampler: fills a sample_table with the selected stats of every cgroup
+ * below a root. Two backends produce the same table:
+ *   bpf  - a sleepable cgroup iterator calling the memcg kfuncs (Linux >= 7.0)
+ *   text - memory.stat, memory.current and memory.events (cgroup v2 or v1)
+ * "auto" picks bpf when the kernel has the kfuncs and the program loads,
+ * text otherwise, and logs one line saying which and why.
+ */
+#ifndef MEMCG_BPF_SAMPLER_H
+#define MEMCG_BPF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sampling/sample_table.h"
+#include "sampling/stat_catalog.h"
+
+enum sampler_backend {
+	SAMPLER_AUTO,
+	SAMPLER_BPF,
+	SAMPLER_TEXT,
+};
+
+struct sampler_opts {
+	const char *cgroup_root;          /* default "/sys/fs/cgroup" */
+	int max_depth;                    /* levels below the root; < 0: unlimited */
+	enum sampler_backend backend;
+	const struct stat_def **stats;    /* requested stats */
+	size_t nr_stats;
+	bool strict_stats;                /* a stat the kernel lacks is an error, not a warning */
+};
+
+struct sampler;
+
+/* Returns 0 or a negative errno; on failure it has logged why. */
+int sampler_open(const struct sampler_opts *opts, struct sampler **out);
+/* Walks the tree once. Resets @t, which must have been initialised with sampler_table_init(). */
+int sampler_sample(struct sampler *s, struct sample_table *t);
+/* Initialises @t with the columns this sampler produces. */
+void sampler_table_init(const struct sampler *s, struct sample_table *t);
+const char *sampler_backend_name(const struct sampler *s);
+/* The stats actually sampled (requested minus those the kernel lacks). */
+const struct stat_def *const *sampler_stats(const struct sampler *s, size_t *count);
+void sampler_close(struct sampler *s);
+
+int sampler_backend_parse(const char *name, enum sampler_backend *out);
+
+#endif

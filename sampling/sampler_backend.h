@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What a sampler backend implements; private to sampler*.c. */
+#ifndef MEMCG_BPF_SAMPLER_BACKEND_H
+#define MEMCG_BPF_SAMPLER_BACKEND_H
+
+#include <stddef.h>
+
+#include "sampling/cgroup_mount.h"
+#include "sampling/sampler.h"
+
+struct sampler_backend_ops {
+	const char *name;
+	/*
+	 * Prepares to sample s->stats under s->mount. Drops the stats this
+	 * kernel lacks with sampler_drop_stat(). Returns 0; or -EOPNOTSUPP
+	 * with @why set when this kernel cannot run the backend (auto then
+	 * tries the next one); or another negative errno.
+	 */
+	int (*open)(struct sampler *s, char *why, size_t why_len);
+	/* Fills @t (already reset). Returns 0 or a negative errno. */
+	int (*sample)(struct sampler *s, struct sample_table *t);
+	/* Frees s->priv; safe when open failed. */
+	void (*close)(struct sampler *s);
+};
+
+struct sampler {
+	const struct sampler_backend_ops *ops;
+	void *priv;
+	struct cgroup_mount mount;
+	int max_depth;
+	bool strict_stats;
+	const struct stat_def **stats; /* sampled columns */
+	size_t nr_stats;
+};
+
+extern const struct sampler_backend_ops sampler_bpf_ops;
+extern const struct sampler_backend_ops sampler_text_ops;
+
+/*
+ * Removes column @i, logging that the running kernel lacks it and why.
+ * Returns -ENOENT when strict_stats is set (the caller must fail), else 0.
+ */
+int sampler_drop_stat(struct sampler *s, size_t i, const char *why);
+
+#endif

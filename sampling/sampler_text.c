@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The text backend: reads memory.stat, memory.current and memory.events
+ * (v1: the total_* lines of memory.stat, memory.usage_in_bytes and
+ * memory.oom_control) of every cgroup in the index.
+ *
+ * Per sample: an index refresh when the tree may have changed (see
+ * cgroup_index_refresh_if_changed()),
+ * then one pread at offset 0 per needed file per cgroup on fds kept open
+ * across samples. The number of cgroups whose fds stay open is bounded by
+ * RLIMIT_NOFILE; the others open and close their files every sample.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampling/cgroup_index.h"
+#include "base/log.h"
+#include "sampling/memory_stat_parse.h"
+#include "sampling/sample_table.h"
+#include "sampling/sampler_backend.h"
+
+enum text_file_kind {
+	FILE_STAT,   /* memory.stat */
+	FILE_USAGE,  /* memory.current / memory.usage_in_bytes */
+	FILE_EVENTS, /* memory.events / memory.oom_control */
+	NR_FILES,
+};
+
+/* fds kept free for the rest of the process (collectd, its other plugins) */
+#define FD_RESERVE 128
+#define PROBE_CHILDREN 64
+
+struct text_file {
+	const char *name;
+	bool needed;
+	struct memory_stat_parser *parser; /* FILE_STAT, FILE_EVENTS */
+	size_t *cols;                      /* FILE_USAGE: the columns it fills */
+	size_t nr_cols;
+};
+
+struct cg_state {
+	uint64_t id;
+	int fd[NR_FILES];
+	bool cached; /* its fds stay open across samples */
+};
+
+struct text_priv {
+	int root_fd;
+	struct cgroup_index *idx;
+	struct text_file files[NR_FILES];
+
+	struct cg_state *states; /* dense */
+	size_t nr_states, cap_states;
+	size_t *tab;             /* id -> states index + 1; 0 = empty */
+	size_t tab_mask;
+
+	size_t fd_budget;        /* cgroups whose fds may stay open */
+	size_t nr_cached;
+
+	char *buf;
+	size_t buf_cap;
+	uint64_t *scratch;       /* one row of values */
+	bool warned_read, warned_bad;
+};
+
+enum outcome {
+	CG_ROW,     /* has memory files: a row */
+	CG_NO_ROW,  /* exists but has no memory controller */
+	CG_SKIPPED, /* vanished or unreadable mid-walk */
+};
+
+static const char *const file_names[2][NR_FILES] = {
+	{ "memory.stat", "memory.usage_in_bytes", "memory.oom_control" },
+	{ "memory.stat", "memory.current", "memory.events" },
+};
+
+/* ------------------------------------------------------------ reading */
+
+/* Reads the whole file at offset 0 into pr->buf. */
+static int read_all(struct text_priv *pr, int fd, size_t *len)
+{
+	size_t off = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (off == pr->buf_cap) {
+			char *b = realloc(pr->buf, pr->buf_cap * 2);
+
+			if (!b)
+				return -ENOMEM;
+			pr->buf = b;
+			pr->buf_cap *= 2;
+		}
+		n = pread(fd, pr->buf + off, pr->buf_cap - off, (off_t)off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += (size_t)n;
+		/* seq_file and regular files fill the buffer unless at the end */
+		if (n == 0 || off < pr->buf_cap)
+			break;
+	}
+	*len = off;
+	return 0;
+}
+
+/* "a/b/memory.stat" for cgroup path "/a/b", "memory.stat" for "/". */
+static int file_path(char *out, size_t len, const char *cg_path, const char *name)
+{
+	int n;
+
+	if (cg_path[1] == '\0')
+		n = snprintf(out, len, "%s", name);
+	else
+		n = snprintf(out, len, "%s/%s", cg_path + 1, name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int open_file(int root_fd, const char *cg_path, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = file_path(path, sizeof(path), cg_path, name);
+	if (err)
+		return err;
+	fd = openat(root_fd, path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* ------------------------------------------------------------ per-cgroup state */
+
+static size_t state_slot(const struct text_priv *pr, uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xc4ceb9fe1a85ec53ULL;
+	id ^= id >> 33;
+	return (size_t)id & pr->tab_mask;
+}
+
+static void tab_put(struct text_priv *pr, size_t i)
+{
+	size_t h = state_slot(pr, pr->states[i].id);
+
+	while (pr->tab[h])
+		h = (h + 1) & pr->tab_mask;
+	pr->tab[h] = i + 1;
+}
+
+/* Re-hashes every state into a table of at least @size slots. */
+static int tab_rebuild(struct text_priv *pr, size_t size)
+{
+	size_t *tab = calloc(size, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	free(pr->tab);
+	pr->tab = tab;
+	pr->tab_mask = size - 1;
+	for (size_t i = 0; i < pr->nr_states; i++)
+		tab_put(pr, i);
+	return 0;
+}
+
+static struct cg_state *state_find(struct text_priv *pr, uint64_t id)
+{
+	for (size_t h = state_slot(pr, id); pr->tab[h]; h = (h + 1) & pr->tab_mask)
+		if (pr->states[pr->tab[h] - 1].id == id)
+			return &pr->states[pr->tab[h] - 1];
+	return NULL;
+}
+
+static void state_close_fds(struct cg_state *st)
+{
+	for (int f = 0; f < NR_FILES; f++) {
+		if (st->fd[f] >= 0)
+			close(st->fd[f]);
+		st->fd[f] = -1;
+	}
+}
+
+static struct cg_state *state_get(struct text_priv *pr, uint64_t id)
+{
+	struct cg_state *st = state_find(pr, id);
+
+	if (!st) {
+		if (pr->nr_states == pr->cap_states) {
+			size_t cap = pr->cap_states ? pr->cap_states * 2 : 256;
+			struct cg_state *s = realloc(pr->states, cap * sizeof(*s));
+
+			if (!s)
+				return NULL;
+			pr->states = s;
+			pr->cap_states = cap;
+		}
+		if (2 * (pr->nr_states + 1) > pr->tab_mask + 1 && tab_rebuild(pr, 2 * (pr->tab_mask + 1)))
+			return NULL;
+		st = &pr->states[pr->nr_states];
+		st->id = id;
+		st->cached = false;
+		for (int f = 0; f < NR_FILES; f++)
+			st->fd[f] = -1;
+		tab_put(pr, pr->nr_states++);
+	}
+	if (!st->cached && pr->nr_cached < pr->fd_budget) {
+		st->cached = true;
+		pr->nr_cached++;
+	}
+	return st;
+}
+
+/* Forgets the cgroups the index no longer has, closing their fds and freeing their budget. */
+static int states_sweep(struct text_priv *pr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pr->nr_states; i++) {
+		struct cg_state *st = &pr->states[i];
+
+		if (cgroup_index_find(pr->idx, st->id)) {
+			pr->states[n++] = *st;
+			continue;
+		}
+		state_close_fds(st);
+		if (st->cached)
+			pr->nr_cached--;
+	}
+	if (n == pr->nr_states)
+		return 0;
+	pr->nr_states = n;
+	return tab_rebuild(pr, pr->tab_mask + 1);
+}
+
+/* ------------------------------------------------------------ sampling */
+
+static void warn_read(struct text_priv *pr, const char *dir, const char *cg_path, const char *name, int err)
+{
+	if (pr->warned_read)
+		return;
+	pr->warned_read = true;
+	mb_warn("text backend: cannot read %s%s/%s: %s (further such errors are counted as skipped cgroups)",
+		dir, cg_path[1] ? cg_path : "", name, strerror(-err));
+}
+
+/* Parses one file's text into the scratch row. */
+static void parse_file(struct text_priv *pr, const struct text_file *tf, size_t len)
+{
+	if (tf->parser) {
+		memory_stat_parse(tf->parser, pr->buf, len, pr->scratch);
+		return;
+	}
+	uint64_t v;
+
+	if (memory_stat_parse_u64(pr->buf, len, &v) == 0) {
+		for (size_t c = 0; c < tf->nr_cols; c++)
+			pr->scratch[tf->cols[c]] = v;
+	} else if (!pr->warned_bad) {
+		pr->warned_bad = true;
+		mb_warn("text backend: %s holds no number; its value is reported missing", tf->name);
+	}
+}
+
+/* Reads one cgroup's files into pr->scratch. */
+static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct cg_state *st,
+				const struct cgroup_entry *e)
+{
+	int result[NR_FILES];
+	int nr_needed = 0, nr_enoent = 0;
+	bool stat_enoent = false;
+
+	for (size_t c = 0; c < s->nr_stats; c++)
+		pr->scratch[c] = SAMPLE_VALUE_MISSING;
+
+	for (int f = 0; f < NR_FILES; f++) {
+		const struct text_file *tf = &pr->files[f];
+		int fd = st->fd[f], err;
+		size_t len;
+
+		result[f] = 0;
+		if (!tf->needed)
+			continue;
+		nr_needed++;
+		if (fd < 0) {
+			fd = open_file(pr->root_fd, e->path, tf->name);
+			if (fd < 0) {
+				result[f] = fd;
+				continue;
+			}
+			if (st->cached)
+				st->fd[f] = fd;
+		}
+		err = read_all(pr, fd, &len);
+		if (!st->cached)
+			close(fd);
+		if (err) {
+			result[f] = err;
+			if (st->cached) {
+				close(fd);
+				st->fd[f] = -1;
+			}
+			continue;
+		}
+		parse_file(pr, tf, len);
+	}
+
+	for (int f = 0; f < NR_FILES; f++) {
+		int err = result[f];
+
+		if (!err)
+			continue;
+		if (err == -ENODEV)
+			return CG_SKIPPED; /* removed while we read it */
+		if (err == -ENOENT) {
+			nr_enoent++;
+			stat_enoent |= f == FILE_STAT;
+			continue;
+		}
+		if (err == -ENOMEM)
+			return CG_SKIPPED;
+		warn_read(pr, s->mount.dir, e->path, pr->files[f].name, err);
+		return CG_SKIPPED;
+	}
+	if (nr_enoent < nr_needed)
+		return CG_ROW; /* e.g. the v2 root: memory.stat but no memory.current */
+
+	/* none of its files: a cgroup without the controller, or one just removed */
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (!stat_enoent && file_path(path, sizeof(path), e->path, "memory.stat") == 0 &&
+	    faccessat(pr->root_fd, path, F_OK, 0) == 0)
+		return CG_ROW;
+	if (fstatat(pr->root_fd, e->path[1] ? e->path + 1 : ".", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (uint64_t)sb.st_ino == e->id)
+		return CG_NO_ROW;
+	return CG_SKIPPED;
+}
+
+static int text_sample(struct sampler *s, struct sample_table *t)
+{
+	struct text_priv *pr = s->priv;
+	uint64_t start = sample_clock_ns(CLOCK_MONOTONIC);
+	const struct cgroup_entry *e;
+	int err;
+
+	t->timestamp_ns = sample_clock_ns(CLOCK_REALTIME);
+	t->skipped = 0;
+	err = cgroup_index_refresh_if_changed(pr->idx);
+	if (err) {
+		mb_err("text backend: cannot rescan %s: %s", s->mount.dir, strerror(-err));
+		return err;
+	}
+	err = states_sweep(pr);
+	if (err)
+		return err;
+	for (size_t i = 0; (e = cgroup_index_at(pr->idx, i)); i++) {
+		struct cg_state *st = state_get(pr, e->id);
+		struct sample_row *row;
+
+		if (!st)
+			return -ENOMEM;
+		switch (read_cgroup(s, pr, st, e)) {
+		case CG_ROW:
+			row = sample_table_add(t, e->id, e->path, e->depth);
+			if (!row)
+				return -ENOMEM;
+			memcpy(row->values, pr->scratch, s->nr_stats * sizeof(*row->values));
+			break;
+		case CG_SKIPPED:
+			state_close_fds(st);
+			cgroup_index_mark_stale(pr->idx);
+			t->skipped++;
+			break;
+		case CG_NO_ROW:
+			state_close_fds(st);
+			break;
+		}
+	}
+	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC) - start;
+	return 0;
+}
+
+/* ------------------------------------------------------------ opening */
+
+/*
+ * Reads file @name of the walk root, or of its first subdirectory that has
+ * it (the v2 root has no memory.current or memory.events). Returns a
+ * malloc'd copy, or NULL when no cgroup has the file yet.
+ */
+static char *probe_file(struct text_priv *pr, const char *dir, const char *name, size_t *len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	char *copy = NULL;
+	DIR *d = NULL;
+	int fd = -1, tries = 0, dfd;
+
+	fd = openat(pr->root_fd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		dfd = openat(pr->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		d = dfd < 0 ? NULL : fdopendir(dfd);
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
+			return NULL;
+		}
+		while (fd < 0 && tries < PROBE_CHILDREN && (de = readdir(d))) {
+			if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+				continue;
+			tries++;
+			if (snprintf(path, sizeof(path), "%s/%s", de->d_name, name) >= (int)sizeof(path))
+				continue;
+			fd = openat(pr->root_fd, path, O_RDONLY | O_CLOEXEC);
+		}
+		closedir(d);
+		if (fd < 0)
+			return NULL;
+	}
+	if (read_all(pr, fd, len) == 0) {
+		copy = malloc(*len ? *len : 1);
+		if (copy)
+			memcpy(copy, pr->buf, *len);
+	} else {
+		mb_warn("text backend: cannot read %s/%s while probing", dir, name);
+	}
+	close(fd);
+	return copy;
+}
+
+/* The field a column is read from, or NULL with @why set when this kernel lacks it. */
+static char *column_field(const struct sampler *s, const struct stat_def *def, const char *probe,
+			  size_t probe_len, const char **why)
+{
+	const char *name = def->name;
+	char *field;
+	uint64_t v;
+
+	if (s->mount.version == 1) {
+		if (!def->v1_name) {
+			*why = "no v1 equivalent";
+			return NULL;
+		}
+		name = def->v1_name;
+	}
+	if (s->mount.version == 1 && def->file == STAT_FILE_MEMORY_STAT && strncmp(name, "total_", 6) != 0) {
+		size_t len = strlen(name);
+
+		field = malloc(len + 7);
+		if (field) {
+			memcpy(field, "total_", 6);
+			memcpy(field + 6, name, len + 1);
+		}
+	} else {
+		field = strdup(name);
+	}
+	if (!field || def->file == STAT_FILE_USAGE || !probe)
+		return field;
+	if (memory_stat_find(probe, probe_len, field, &v) == -ENOENT) {
+		free(field);
+		*why = def->file == STAT_FILE_MEMORY_STAT ? "not in memory.stat on this kernel"
+			: s->mount.version == 2 ? "not in memory.events on this kernel"
+			: "not in memory.oom_control on this kernel";
+		return NULL;
+	}
+	return field;
+}
+
+static int file_of(const struct stat_def *def)
+{
+	switch (def->file) {
+	case STAT_FILE_USAGE:
+		return FILE_USAGE;
+	case STAT_FILE_MEMORY_EVENTS:
+		return FILE_EVENTS;
+	default:
+		return FILE_STAT;
+	}
+}
+
+/* Drops the columns this kernel lacks and makes the parsers for the rest. */
+static int setup_columns(struct sampler *s, struct text_priv *pr)
+{
+	char *probe[NR_FILES] = { NULL };
+	size_t probe_len[NR_FILES] = { 0 };
+	char **fields = NULL;
+	size_t *slots = NULL;
+	const char **names = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < s->nr_stats; i++) {
+		int f = file_of(s->stats[i]);
+
+		if (!pr->files[f].needed) {
+			pr->files[f].needed = true;
+			probe[f] = probe_file(pr, s->mount.dir, pr->files[f].name, &probe_len[f]);
+			if (!probe[f])
+				mb_info("text backend: no cgroup under %s has %s yet; its stats are not checked",
+					s->mount.dir, pr->files[f].name);
+		}
+	}
+	for (int f = 0; f < NR_FILES; f++)
+		pr->files[f].needed = false;
+
+	fields = calloc(s->nr_stats ? s->nr_stats : 1, sizeof(*fields));
+	slots = calloc(s->nr_stats ? s->nr_stats : 1, sizeof(*slots));
+	names = calloc(s->nr_stats ? s->nr_stats : 1, sizeof(*names));
+	if (!fields || !slots || !names) {
+		err = -ENOMEM;
+		goto free_probes;
+	}
+	for (size_t i = 0; i < s->nr_stats;) {
+		int f = file_of(s->stats[i]);
+		const char *why = NULL;
+
+		fields[i] = column_field(s, s->stats[i], probe[f], probe_len[f], &why);
+		if (fields[i]) {
+			pr->files[f].needed = true;
+			i++;
+			continue;
+		}
+		if (!why) {
+			err = -ENOMEM;
+			goto free_fields;
+		}
+		err = sampler_drop_stat(s, i, why);
+		if (err)
+			goto free_fields;
+	}
+
+	for (int f = 0; f < NR_FILES; f++) {
+		struct text_file *tf = &pr->files[f];
+		size_t n = 0;
+
+		if (!tf->needed)
+			continue;
+		for (size_t i = 0; i < s->nr_stats; i++) {
+			if (file_of(s->stats[i]) != f)
+				continue;
+			names[n] = fields[i];
+			slots[n++] = i;
+		}
+		if (f == FILE_USAGE) {
+			tf->cols = malloc(n * sizeof(*tf->cols));
+			if (!tf->cols) {
+				err = -ENOMEM;
+				goto free_fields;
+			}
+			memcpy(tf->cols, slots, n * sizeof(*slots));
+			tf->nr_cols = n;
+			continue;
+		}
+		err = memory_stat_parser_new(names, slots, n, &tf->parser);
+		if (err)
+			goto free_fields;
+	}
+
+free_fields:
+	for (size_t i = 0; i < s->nr_stats; i++)
+		free(fields[i]);
+free_probes:
+	free(fields);
+	free(slots);
+	free(names);
+	for (int f = 0; f < NR_FILES; f++)
+		free(probe[f]);
+	return err;
+}
+
+/* How many cgroups may keep their files open, from the soft RLIMIT_NOFILE. */
+static size_t fd_budget(int files_per_cgroup)
+{
+	struct rlimit rl;
+	rlim_t soft = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		soft = rl.rlim_cur;
+	if (soft == RLIM_INFINITY || soft > (1u << 20))
+		soft = 1u << 20;
+	if (soft <= FD_RESERVE || files_per_cgroup <= 0)
+		return 0;
+	return (size_t)(soft - FD_RESERVE) / (size_t)files_per_cgroup;
+}
+
+static void text_close(struct sampler *s);
+
+static int text_open(struct sampler *s, char *why, size_t why_len)
+{
+	struct text_priv *pr;
+	int err, per_cg = 0, fd = -1;
+
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return -ENOMEM;
+	s->priv = pr;
+	pr->root_fd = -1;
+	for (int f = 0; f < NR_FILES; f++)
+		pr->files[f].name = file_names[s->mount.version == 2][f];
+	pr->buf_cap = 16384;
+	pr->buf = malloc(pr->buf_cap);
+	pr->tab = calloc(256, sizeof(*pr->tab));
+	if (!pr->buf || !pr->tab)
+		return -ENOMEM; /* text_close() frees the rest */
+	pr->tab_mask = 255;
+
+	pr->root_fd = open(s->mount.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pr->root_fd < 0) {
+		err = -errno;
+		mb_err("text backend: cannot open %s: %s", s->mount.dir, strerror(-err));
+		return err;
+	}
+	fd = openat(pr->root_fd, "memory.stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		mb_err("text backend: cannot open %s/memory.stat: %s", s->mount.dir, strerror(-err));
+		return err;
+	}
+	size_t len;
+
+	err = read_all(pr, fd, &len);
+	close(fd);
+	if (err) {
+		mb_err("text backend: cannot read %s/memory.stat: %s", s->mount.dir, strerror(-err));
+		return err;
+	}
+
+	err = setup_columns(s, pr);
+	if (err)
+		return err;
+	pr->scratch = malloc((s->nr_stats ? s->nr_stats : 1) * sizeof(*pr->scratch));
+	if (!pr->scratch)
+		return -ENOMEM;
+	for (int f = 0; f < NR_FILES; f++)
+		per_cg += pr->files[f].needed;
+	pr->fd_budget = fd_budget(per_cg);
+
+	err = cgroup_index_open(s->mount.dir, s->max_depth, &pr->idx);
+	if (err) {
+		mb_err("text backend: cannot walk %s: %s", s->mount.dir, strerror(-err));
+		return err;
+	}
+	snprintf(why, why_len, "reads %d file(s) per cgroup under %s (cgroup v%d), fds kept open for %zu cgroups",
+		 per_cg, s->mount.dir, s->mount.version, pr->fd_budget);
+	return 0;
+}
+
+static void text_close(struct sampler *s)
+{
+	struct text_priv *pr = s->priv;
+
+	if (!pr)
+		return;
+	for (size_t i = 0; i < pr->nr_states; i++)
+		state_close_fds(&pr->states[i]);
+	for (int f = 0; f < NR_FILES; f++) {
+		memory_stat_parser_free(pr->files[f].parser);
+		free(pr->files[f].cols);
+	}
+	cgroup_index_close(pr->idx);
+	if (pr->root_fd >= 0)
+		close(pr->root_fd);
+	free(pr->states);
+	free(pr->tab);
+	free(pr->buf);
+	free(pr->scratch);
+	free(pr);
+	s->priv = NULL;
+}
+
+const struct sampler_backend_ops sampler_text_ops = {
+	.name = "text",
+	.open = text_open,
+	.sample = text_sample,
+	.close = text_close,
+};

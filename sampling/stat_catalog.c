@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The stats memcg_bpf knows, in cgroup v2 memory.stat order (Linux 7.2),
+ * then usage and the memory.events counters.
+ */
+#include "sampling/stat_catalog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+
+#define PAGES(n, v1, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_BYTES, \
+			     .type = STAT_GAUGE, .kernel = { k }, .v1_name = v1 }
+#define EVENTS(n, v1, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_COUNT, \
+			      .type = STAT_COUNTER, .kernel = { k }, .v1_name = v1 }
+#define MEMORY_EVENT(n, v1, k) { .name = n, .file = STAT_FILE_MEMORY_EVENTS, .unit = STAT_UNIT_COUNT, \
+				 .type = STAT_COUNTER, .kernel = { k }, .v1_name = v1 }
+
+static const struct stat_def catalog[] = {
+	PAGES("anon", "rss", "NR_ANON_MAPPED"),
+	PAGES("file", "cache", "NR_FILE_PAGES"),
+	PAGES("kernel", NULL, "MEMCG_KMEM"),
+	PAGES("kernel_stack", NULL, "NR_KERNEL_STACK_KB"),
+	PAGES("pagetables", NULL, "NR_PAGETABLE"),
+	PAGES("sec_pagetables", NULL, "NR_SECONDARY_PAGETABLE"),
+	PAGES("percpu", NULL, "MEMCG_PERCPU_B"),
+	PAGES("sock", NULL, "MEMCG_SOCK"),
+	/* 7.x made vmalloc a node stat; 6.x counted it per memcg only */
+	PAGES("vmalloc", NULL, "NR_VMALLOC", "MEMCG_VMALLOC"),
+	PAGES("shmem", "shmem", "NR_SHMEM"),
+	PAGES("zswap", NULL, "MEMCG_ZSWAP_B"),
+	PAGES("zswapped", NULL, "MEMCG_ZSWAPPED"),
+	PAGES("zswap_incomp", NULL, "MEMCG_ZSWAP_INCOMP"),
+	PAGES("file_mapped", "mapped_file", "NR_FILE_MAPPED"),
+	PAGES("file_dirty", "dirty", "NR_FILE_DIRTY"),
+	PAGES("file_writeback", "writeback", "NR_WRITEBACK"),
+	PAGES("swapcached", "swapcached", "NR_SWAPCACHE"),
+	PAGES("anon_thp", "rss_huge", "NR_ANON_THPS"),
+	PAGES("file_thp", NULL, "NR_FILE_THPS"),
+	PAGES("shmem_thp", NULL, "NR_SHMEM_THPS"),
+	PAGES("inactive_anon", "inactive_anon", "NR_INACTIVE_ANON"),
+	PAGES("active_anon", "active_anon", "NR_ACTIVE_ANON"),
+	PAGES("inactive_file", "inactive_file", "NR_INACTIVE_FILE"),
+	PAGES("active_file", "active_file", "NR_ACTIVE_FILE"),
+	PAGES("unevictable", "unevictable", "NR_UNEVICTABLE"),
+	PAGES("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B"),
+	PAGES("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B"),
+	PAGES("slab", NULL, "NR_SLAB_RECLAIMABLE_B+NR_SLAB_UNRECLAIMABLE_B"),
+	EVENTS("workingset_refault_anon", "workingset_refault_anon", "WORKINGSET_REFAULT_ANON"),
+	EVENTS("workingset_refault_file", "workingset_refault_file", "WORKINGSET_REFAULT_FILE"),
+	EVENTS("workingset_activate_anon", NULL, "WORKINGSET_ACTIVATE_ANON"),
+	EVENTS("workingset_activate_file", NULL, "WORKINGSET_ACTIVATE_FILE"),
+	EVENTS("workingset_restore_anon", NULL, "WORKINGSET_RESTORE_ANON"),
+	EVENTS("workingset_restore_file", NULL, "WORKINGSET_RESTORE_FILE"),
+	EVENTS("workingset_nodereclaim", NULL, "WORKINGSET_NODERECLAIM"),
+	EVENTS("pgdemote_kswapd", NULL, "PGDEMOTE_KSWAPD"),
+	EVENTS("pgdemote_direct", NULL, "PGDEMOTE_DIRECT"),
+	EVENTS("pgdemote_khugepaged", NULL, "PGDEMOTE_KHUGEPAGED"),
+	EVENTS("pgdemote_proactive", NULL, "PGDEMOTE_PROACTIVE"),
+	EVENTS("pgsteal_kswapd", NULL, "PGSTEAL_KSWAPD"),
+	EVENTS("pgsteal_direct", NULL, "PGSTEAL_DIRECT"),
+	EVENTS("pgsteal_khugepaged", NULL, "PGSTEAL_KHUGEPAGED"),
+	EVENTS("pgsteal_proactive", NULL, "PGSTEAL_PROACTIVE"),
+	EVENTS("pgscan_kswapd", NULL, "PGSCAN_KSWAPD"),
+	EVENTS("pgscan_direct", NULL, "PGSCAN_DIRECT"),
+	EVENTS("pgscan_khugepaged", NULL, "PGSCAN_KHUGEPAGED"),
+	EVENTS("pgscan_proactive", NULL, "PGSCAN_PROACTIVE"),
+	EVENTS("pgrefill", NULL, "PGREFILL"),
+	EVENTS("pgpromote_success", NULL, "PGPROMOTE_SUCCESS"),
+	/* the sums memory.stat prints; 6.x had no proactive reclaim counters */
+	EVENTS("pgscan", NULL,
+	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED+PGSCAN_PROACTIVE",
+	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED"),
+	EVENTS("pgsteal", NULL,
+	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED+PGSTEAL_PROACTIVE",
+	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED"),
+	EVENTS("pswpin", NULL, "PSWPIN"),
+	EVENTS("pswpout", NULL, "PSWPOUT"),
+	EVENTS("pgfault", "pgfault", "PGFAULT"),
+	EVENTS("pgmajfault", "pgmajfault", "PGMAJFAULT"),
+	EVENTS("pgactivate", NULL, "PGACTIVATE"),
+	EVENTS("pgdeactivate", NULL, "PGDEACTIVATE"),
+	EVENTS("pglazyfree", NULL, "PGLAZYFREE"),
+	EVENTS("pglazyfreed", NULL, "PGLAZYFREED"),
+	EVENTS("swpin_zero", NULL, "SWPIN_ZERO"),
+	EVENTS("swpout_zero", NULL, "SWPOUT_ZERO"),
+	EVENTS("zswpin", NULL, "ZSWPIN"),
+	EVENTS("zswpout", NULL, "ZSWPOUT"),
+	EVENTS("zswpwb", NULL, "ZSWPWB"),
+	EVENTS("thp_fault_alloc", NULL, "THP_FAULT_ALLOC"),
+	EVENTS("thp_collapse_alloc", NULL, "THP_COLLAPSE_ALLOC"),
+	EVENTS("thp_swpout", NULL, "THP_SWPOUT"),
+	EVENTS("thp_swpout_fallback", NULL, "THP_SWPOUT_FALLBACK"),
+	EVENTS("numa_pages_migrated", NULL, "NUMA_PAGE_MIGRATE"),
+	EVENTS("numa_pte_updates", NULL, "NUMA_PTE_UPDATES"),
+	EVENTS("numa_hint_faults", NULL, "NUMA_HINT_FAULTS"),
+
+	{ .name = "usage", .file = STAT_FILE_USAGE, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE,
+	  .v1_name = "usage_in_bytes" },
+
+	MEMORY_EVENT("low", NULL, "MEMCG_LOW"),
+	MEMORY_EVENT("high", NULL, "MEMCG_HIGH"),
+	MEMORY_EVENT("max", NULL, "MEMCG_MAX"),
+	MEMORY_EVENT("oom", NULL, "MEMCG_OOM"),
+	MEMORY_EVENT("oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
+	MEMORY_EVENT("oom_group_kill", NULL, "MEMCG_OOM_GROUP_KILL"),
+	MEMORY_EVENT("sock_throttled", NULL, "MEMCG_SOCK_THROTTLED"),
+};
+
+#define CATALOG_SIZE (sizeof(catalog) / sizeof(catalog[0]))
+
+const char *const STAT_DEFAULT_LIST =
+	"anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,"
+	"pgfault,pgmajfault,workingset_refault_file,usage,oom,oom_kill";
+
+const struct stat_def *stat_catalog(size_t *count)
+{
+	*count = CATALOG_SIZE;
+	return catalog;
+}
+
+const struct stat_def *stat_lookup(const char *name)
+{
+	for (size_t i = 0; i < CATALOG_SIZE; i++)
+		if (strcmp(catalog[i].name, name) == 0)
+			return &catalog[i];
+	return NULL;
+}
+
+/* Levenshtein distance, capped at the 64-byte names the catalog has. */
+static unsigned int edit_distance(const char *a, const char *b)
+{
+	unsigned int row[65], la = strlen(a), lb = strlen(b);
+
+	if (la > 64 || lb > 64)
+		return la > lb ? la : lb;
+	for (unsigned int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned int i = 1; i <= la; i++) {
+		unsigned int diag = row[0];
+
+		row[0] = i;
+		for (unsigned int j = 1; j <= lb; j++) {
+			unsigned int up = row[j];
+			unsigned int best = diag + (a[i - 1] != b[j - 1]);
+
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			if (up + 1 < best)
+				best = up + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * Lower is closer: edit distance to the candidate, or to the candidate's
+ * prefix of the same length plus one, so that "anonn" finds "anon_thp"
+ * before "sock".
+ */
+static unsigned int closeness(const char *name, const char *candidate)
+{
+	char prefix[65];
+	unsigned int whole = edit_distance(name, candidate), head;
+
+	snprintf(prefix, sizeof(prefix), "%.*s", (int)strlen(name), candidate);
+	head = edit_distance(name, prefix) + 1;
+	return head < whole ? head : whole;
+}
+
+int stat_suggest(const char *name, char *buf, size_t len, int max)
+{
+	int picked[CATALOG_SIZE] = { 0 };
+	size_t off = 0;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	for (n = 0; n < max && (size_t)n < CATALOG_SIZE; n++) {
+		unsigned int best_score = ~0u;
+		size_t best = 0;
+
+		for (size_t i = 0; i < CATALOG_SIZE; i++) {
+			unsigned int score = closeness(name, catalog[i].name);
+
+			if (!picked[i] && score < best_score) {
+				best_score = score;
+				best = i;
+			}
+		}
+		picked[best] = 1;
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s%s", n ? ", " : "", catalog[best].name);
+	}
+	return n;
+}
+
+static int add_unique(const struct stat_def *def, const struct stat_def **out, size_t max, size_t *count)
+{
+	for (size_t i = 0; i < *count; i++)
+		if (out[i] == def)
+			return 0;
+	if (*count >= max) {
+		mb_err("too many stats selected (at most %zu)", max);
+		return -E2BIG;
+	}
+	out[(*count)++] = def;
+	return 0;
+}
+
+int stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count)
+{
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	*count = 0;
+	if (!list || !*list)
+		list = STAT_DEFAULT_LIST;
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ", \t\n", &save); tok && !err; tok = strtok_r(NULL, ", \t\n", &save)) {
+		const struct stat_def *def;
+
+		if (strcmp(tok, "all") == 0) {
+			for (size_t i = 0; i < CATALOG_SIZE && !err; i++)
+				err = add_unique(&catalog[i], out, max, count);
+			continue;
+		}
+		def = stat_lookup(tok);
+		if (!def) {
+			char near[256];
+
+			stat_suggest(tok, near, sizeof(near), 5);
+			mb_err("unknown stat '%s'; nearest valid names: %s (see --list-stats)", tok, near);
+			err = -EINVAL;
+			continue;
+		}
+		err = add_unique(def, out, max, count);
+	}
+	free(copy);
+	return err;
+}

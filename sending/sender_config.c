@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "sending/sender_config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void sender_config_init(struct sender_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->format = WIRE_REMOTE_WRITE;
+	c->compression = COMPRESSION_DEFAULT;
+	c->max_samples = SENDER_DEFAULT_MAX_SAMPLES;
+	c->max_bytes = SENDER_DEFAULT_MAX_BYTES;
+	c->queue_length = SENDER_DEFAULT_QUEUE_LENGTH;
+	c->timeout_s = SENDER_DEFAULT_TIMEOUT_S;
+	c->connect_timeout_s = SENDER_DEFAULT_CONNECT_TIMEOUT_S;
+	c->verify_peer = true;
+}
+
+void sender_config_free(struct sender_config *c)
+{
+	for (size_t i = 0; i < c->nr_urls; i++)
+		free(c->urls[i]);
+	c->nr_urls = 0;
+	for (size_t i = 0; i < c->nr_labels; i++) {
+		free((char *)c->labels[i].name);
+		free((char *)c->labels[i].value);
+	}
+	c->nr_labels = 0;
+	free(c->ca_cert);
+	free(c->client_cert);
+	free(c->client_key);
+	free(c->bearer_token_file);
+	free(c->basic_auth_user);
+	free(c->basic_auth_password_file);
+	free(c->host);
+	free(c->spool_dir);
+	c->spool_dir = NULL;
+	c->ca_cert = c->client_cert = c->client_key = NULL;
+	c->bearer_token_file = c->basic_auth_user = c->basic_auth_password_file = c->host = NULL;
+}

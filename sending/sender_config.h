@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the sender is told by the <Plugin memcg_bpf> block (URL, Format, ...).
+ * Plain data, filled by plugin_config.c, used by sender.c; no libcurl or
+ * protobuf-c here, so the config parser builds without them.
+ */
+#ifndef MEMCG_BPF_SENDER_CONFIG_H
+#define MEMCG_BPF_SENDER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "series/label_pair.h"
+#include "wire/batch_encode.h"
+#include "wire/wire_format.h"
+
+#define SENDER_DEFAULT_MAX_SAMPLES BATCH_DEFAULT_MAX_SAMPLES
+#define SENDER_DEFAULT_MAX_BYTES BATCH_DEFAULT_MAX_BYTES
+#define SENDER_DEFAULT_TIMEOUT_S 10.0
+#define SENDER_DEFAULT_CONNECT_TIMEOUT_S 5.0
+#define SENDER_DEFAULT_QUEUE_LENGTH 16
+/* upper bounds of MaxSamplesPerSend, MaxBytesPerSend, QueueLength */
+#define SENDER_MAX_SAMPLES_LIMIT 1000000
+#define SENDER_MAX_BYTES_LIMIT (64L << 20)
+#define SENDER_QUEUE_LENGTH_LIMIT 10000
+#define SENDER_DEFAULT_SPOOL_BYTES (256ull << 20)
+#define SENDER_MIN_SPOOL_BYTES (1ull << 20)
+#define SENDER_MAX_SPOOL_BYTES (1ull << 40)
+#define SENDER_MAX_URLS 8
+#define SENDER_MAX_LABELS SERIES_MAX_STATIC_LABELS
+
+struct sender_config {
+	char *urls[SENDER_MAX_URLS]; /* failover order */
+	size_t nr_urls;              /* 0: the sender is off */
+	enum wire_format format;
+	enum compression compression;
+	struct label_pair labels[SENDER_MAX_LABELS]; /* static Label pairs, owned */
+	size_t nr_labels;
+	bool unit_label;
+	bool container_id_label;
+	size_t max_samples; /* per request */
+	size_t max_bytes;   /* per request, protobuf before compression */
+	size_t queue_length; /* intervals waiting for the sender */
+	double timeout_s;
+	double connect_timeout_s;
+	char *ca_cert;
+	char *client_cert;
+	char *client_key;
+	char *bearer_token_file;
+	char *basic_auth_user;
+	char *basic_auth_password_file;
+	bool verify_peer;
+	char *host; /* the "host" label; the glue sets collectd's Hostname */
+	char *spool_dir;          /* NULL: no disk spool, the queue is all */
+	unsigned long long spool_max_bytes; /* 0: SENDER_DEFAULT_SPOOL_BYTES */
+};
+
+void sender_config_init(struct sender_config *c);
+void sender_config_free(struct sender_config *c);
+
+#endif

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* qsort_r */
+#include "series/series_set.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "series/cgroup_labels.h"
+#include "series/label_escape.h"
+#include "series/metric_names.h"
+#include "sampling/sample_table.h"
+
+#define ARENA_CHUNK (64 * 1024)
+#define TRACK_MAX_STATS 128
+#define TRACK_WORDS (TRACK_MAX_STATS / 64)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t size, used;
+	char data[];
+};
+
+struct tracked {
+	char *path;
+	uint64_t bits[TRACK_WORDS];
+	int64_t first_ms; /* the sample time the cgroup was first seen (since it last vanished) */
+};
+
+struct stale_tracker {
+	const struct stat_def *stats[TRACK_MAX_STATS];
+	size_t nr_stats;
+	struct tracked *entries; /* sorted by path */
+	size_t nr;
+	int64_t born_ms; /* the sample time of the first snapshot: start of the self counters */
+};
+
+double stale_nan(void)
+{
+	uint64_t bits = STALE_NAN_BITS;
+	double v;
+
+	memcpy(&v, &bits, sizeof(v));
+	return v;
+}
+
+bool is_stale_nan(double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return bits == STALE_NAN_BITS;
+}
+
+static void *arena_alloc(struct series_set *set, size_t n)
+{
+	struct arena_chunk *c = set->arena;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		c->used = 0;
+		c->next = set->arena;
+		set->arena = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static char *arena_strdup(struct series_set *set, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = arena_alloc(set, n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+/* Escaped copy of @s; its length in @out_len. */
+static char *arena_escape(struct series_set *set, const char *s, size_t *out_len)
+{
+	size_t len = strlen(s), need = label_escape(s, len, NULL, 0) + 1;
+	char *p = arena_alloc(set, need);
+
+	if (p)
+		*out_len = label_escape(s, len, p, need);
+	return p;
+}
+
+static void arena_free(struct series_set *set)
+{
+	while (set->arena) {
+		struct arena_chunk *next = set->arena->next;
+
+		free(set->arena);
+		set->arena = next;
+	}
+}
+
+/* Keeps the first chunk, frees the others. */
+static void arena_reset(struct series_set *set)
+{
+	struct arena_chunk *keep = NULL;
+
+	while (set->arena) {
+		struct arena_chunk *next = set->arena->next;
+
+		if (!next && set->arena->size == ARENA_CHUNK) {
+			keep = set->arena;
+			keep->used = 0;
+		} else {
+			free(set->arena);
+		}
+		set->arena = next;
+	}
+	set->arena = keep;
+}
+
+void series_set_init(struct series_set *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void series_set_free(struct series_set *set)
+{
+	free(set->items);
+	free(set->labels);
+	free(set->label_lens);
+	arena_free(set);
+	memset(set, 0, sizeof(*set));
+}
+
+
+struct stale_tracker *stale_tracker_new(void)
+{
+	return calloc(1, sizeof(struct stale_tracker));
+}
+
+static void tracker_clear(struct stale_tracker *st)
+{
+	for (size_t i = 0; i < st->nr; i++)
+		free(st->entries[i].path);
+	free(st->entries);
+	st->entries = NULL;
+	st->nr = 0;
+}
+
+void stale_tracker_free(struct stale_tracker *st)
+{
+	if (!st)
+		return;
+	tracker_clear(st);
+	free(st);
+}
+
+/* Labels of one series under construction, with their lengths. */
+struct label_list {
+	struct label_pair l[SERIES_MAX_STATIC_LABELS + 8];
+	struct label_len len[SERIES_MAX_STATIC_LABELS + 8];
+	size_t n;
+};
+
+static void ll_add_len(struct label_list *ll, const char *name, const char *value, size_t value_len)
+{
+	if (value && value[0] && ll->n < sizeof(ll->l) / sizeof(ll->l[0])) {
+		ll->l[ll->n] = (struct label_pair){ name, value };
+		ll->len[ll->n] = (struct label_len){ (uint32_t)strlen(name), (uint32_t)value_len };
+		ll->n++;
+	}
+}
+
+static void ll_add(struct label_list *ll, const char *name, const char *value)
+{
+	ll_add_len(ll, name, value, value ? strlen(value) : 0);
+}
+
+/* insertion sort by name: a handful of labels */
+static void ll_sort(struct label_list *ll)
+{
+	for (size_t i = 1; i < ll->n; i++) {
+		struct label_pair x = ll->l[i];
+		struct label_len xl = ll->len[i];
+		size_t j = i;
+
+		for (; j > 0 && strcmp(ll->l[j - 1].name, x.name) > 0; j--) {
+			ll->l[j] = ll->l[j - 1];
+			ll->len[j] = ll->len[j - 1];
+		}
+		ll->l[j] = x;
+		ll->len[j] = xl;
+	}
+}
+
+/* Appends an item whose labels @ll are already sorted by name. */
+static int add_item_sorted(struct series_set *set, const struct series_item *proto, const struct label_list *ll)
+{
+	struct series_item *it;
+
+	if (set->nr_items == set->cap_items) {
+		size_t cap = set->cap_items ? set->cap_items * 2 : 1024;
+		void *p = realloc(set->items, cap * sizeof(*set->items));
+
+		if (!p)
+			return -ENOMEM;
+		set->items = p;
+		set->cap_items = cap;
+	}
+	while (set->nr_labels + ll->n > set->cap_labels) {
+		size_t cap = set->cap_labels ? set->cap_labels * 2 : 8192;
+		void *p = realloc(set->labels, cap * sizeof(*set->labels));
+
+		if (!p)
+			return -ENOMEM;
+		set->labels = p;
+		p = realloc(set->label_lens, cap * sizeof(*set->label_lens));
+		if (!p)
+			return -ENOMEM;
+		set->label_lens = p;
+		set->cap_labels = cap;
+	}
+	it = &set->items[set->nr_items++];
+	*it = *proto;
+	it->label_off = (uint32_t)set->nr_labels;
+	it->nr_labels = (uint32_t)ll->n;
+	memcpy(set->labels + set->nr_labels, ll->l, ll->n * sizeof(ll->l[0]));
+	memcpy(set->label_lens + set->nr_labels, ll->len, ll->n * sizeof(ll->len[0]));
+	set->nr_labels += ll->n;
+	if (it->stale)
+		set->nr_stale++;
+	else if (it->stat)
+		set->nr_values++;
+	return 0;
+}
+
+static int add_item(struct series_set *set, const struct series_item *proto, struct label_list *ll)
+{
+	ll_sort(ll);
+	return add_item_sorted(set, proto, ll);
+}
+
+/* The labels every series of a cgroup carries, except __name__. */
+struct row_labels {
+	const char *cgroup, *unit, *container_id;
+	size_t cgroup_len, unit_len, container_id_len;
+};
+
+static int row_labels(struct series_set *set, const struct series_opts *o, const char *path,
+		      struct row_labels *rl)
+{
+	char buf[4096];
+
+	memset(rl, 0, sizeof(*rl));
+	rl->cgroup = arena_escape(set, path, &rl->cgroup_len);
+	if (!rl->cgroup)
+		return -ENOMEM;
+	if (o->unit_label) {
+		cgroup_unit_label(path, buf, sizeof(buf));
+		if (buf[0] && !(rl->unit = arena_escape(set, buf, &rl->unit_len)))
+			return -ENOMEM;
+	}
+	if (o->container_id_label) {
+		cgroup_container_id_label(path, buf);
+		rl->container_id_len = strlen(buf);
+		if (buf[0] && !(rl->container_id = arena_strdup(set, buf)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void common_labels(struct label_list *ll, const struct series_opts *o, const char *name)
+{
+	ll->n = 0;
+	ll_add(ll, "__name__", name);
+	ll_add(ll, "host", o->host);
+	for (size_t i = 0; i < o->nr_labels; i++)
+		ll_add(ll, o->labels[i].name, o->labels[i].value);
+}
+
+/*
+ * The sorted labels of every series of one cgroup, with __name__ at
+ * @name_at: sorted once per cgroup, then each stat only sets __name__.
+ */
+struct row_template {
+	struct label_list ll;
+	size_t name_at;
+};
+
+static void row_template(struct row_template *rt, const struct series_opts *o, const struct row_labels *rl)
+{
+	common_labels(&rt->ll, o, "?"); /* __name__ is set per stat */
+	ll_add_len(&rt->ll, "cgroup", rl->cgroup, rl->cgroup_len);
+	ll_add_len(&rt->ll, "unit", rl->unit, rl->unit_len);
+	ll_add_len(&rt->ll, "container_id", rl->container_id, rl->container_id_len);
+	ll_sort(&rt->ll);
+	rt->name_at = 0;
+	while (strcmp(rt->ll.l[rt->name_at].name, "__name__") != 0)
+		rt->name_at++;
+}
+
+struct metric_name_len {
+	const char *name;
+	uint32_t len;
+};
+
+static int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
+			 const struct metric_name_len *name, double value, bool stale, int64_t start_ms)
+{
+	struct series_item proto = {
+		.name = name->name,
+		.stat = def,
+		.counter = def->type == STAT_COUNTER,
+		.bytes = def->unit == STAT_UNIT_BYTES,
+		.stale = stale,
+		.value = value,
+		.start_ms = start_ms,
+	};
+	size_t at = set->nr_labels + rt->name_at;
+	int err;
+
+	err = add_item_sorted(set, &proto, &rt->ll);
+	if (err)
+		return err;
+	set->labels[at].value = name->name;
+	set->label_lens[at].value = name->len;
+	return 0;
+}
+
+static int cmp_path_idx(const void *a, const void *b, void *arg)
+{
+	const char *const *paths = arg;
+
+	return strcmp(paths[*(const size_t *)a], paths[*(const size_t *)b]);
+}
+
+static bool same_columns(const struct stale_tracker *st, const struct snapshot *snap)
+{
+	return st->nr_stats == snap->nr_stats &&
+	       memcmp(st->stats, snap->stats, snap->nr_stats * sizeof(snap->stats[0])) == 0;
+}
+
+static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_WORDS])
+{
+	memset(bits, 0, TRACK_WORDS * sizeof(uint64_t));
+	for (size_t c = 0; c < snap->nr_stats && c < TRACK_MAX_STATS; c++)
+		if (snap->values[r * snap->nr_stats + c] != SAMPLE_VALUE_MISSING)
+			bits[c / 64] |= 1ULL << (c % 64);
+}
+
+/* Stale markers for what was sent last time and is gone now; then remember now. */
+/*
+ * @order: the rows sorted by path; fills @row_first with the time each row's
+ * cgroup was first seen: kept from the tracker while the cgroup stays, the
+ * snapshot's time for a new (or returning) one. Clears the tracker when the
+ * columns changed.
+ */
+static void first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
+		       int64_t *row_first)
+{
+	size_t i = 0;
+
+	if (!same_columns(st, snap))
+		tracker_clear(st); /* new columns: nothing to compare with */
+	if (!st->born_ms)
+		st->born_ms = snap->ts_ms;
+	for (size_t j = 0; j < snap->nr_rows; j++) {
+		int c = 1;
+
+		while (i < st->nr && (c = strcmp(st->entries[i].path, snap->paths[order[j]])) < 0)
+			i++;
+		row_first[order[j]] = i < st->nr && c == 0 ? st->entries[i].first_ms : snap->ts_ms;
+	}
+}
+
+static int track(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		 const struct metric_name_len *names, const size_t *order, const int64_t *row_first,
+		 struct stale_tracker *st)
+{
+	size_t i = 0, j = 0;
+	struct tracked *next = NULL;
+	int err = -ENOMEM;
+
+	next = calloc(snap->nr_rows ? snap->nr_rows : 1, sizeof(*next));
+	if (!next)
+		goto free_tmp;
+	while (i < st->nr) {
+		uint64_t now[TRACK_WORDS] = { 0 };
+		int c = 1;
+
+		while (j < snap->nr_rows && (c = strcmp(snap->paths[order[j]], st->entries[i].path)) < 0)
+			j++;
+		if (j < snap->nr_rows && c == 0)
+			row_bits(snap, order[j], now);
+		for (size_t k = 0; k < st->nr_stats; k++) {
+			struct row_labels rl;
+			struct row_template rt;
+
+			if (!(st->entries[i].bits[k / 64] & ~now[k / 64] & (1ULL << (k % 64))))
+				continue;
+			err = row_labels(set, o, st->entries[i].path, &rl);
+			if (!err) {
+				row_template(&rt, o, &rl);
+				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true,
+						    st->entries[i].first_ms);
+			}
+			if (err)
+				goto free_tmp;
+		}
+		i++;
+	}
+
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		next[r].path = strdup(snap->paths[order[r]]);
+		if (!next[r].path) {
+			for (size_t k = 0; k < r; k++)
+				free(next[k].path);
+			err = -ENOMEM;
+			goto free_tmp;
+		}
+		row_bits(snap, order[r], next[r].bits);
+		next[r].first_ms = row_first[order[r]];
+	}
+	tracker_clear(st);
+	st->entries = next;
+	st->nr = snap->nr_rows;
+	next = NULL;
+	st->nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
+	memcpy(st->stats, snap->stats, st->nr_stats * sizeof(st->stats[0]));
+	err = 0;
+
+free_tmp:
+	free(next);
+	return err;
+}
+
+int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		     struct stale_tracker *st)
+{
+	struct metric_name_len names[TRACK_MAX_STATS];
+	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
+	size_t rows = snap->nr_rows ? snap->nr_rows : 1, *order = NULL;
+	int64_t *row_first = NULL;
+	int err;
+
+	set->nr_items = set->nr_labels = set->nr_stale = set->nr_values = 0;
+	arena_reset(set);
+	set->ts_ms = snap->ts_ms;
+	set->host = o->host;
+	for (size_t c = 0; c < nr_stats; c++) {
+		char buf[METRIC_NAME_MAX];
+
+		if (metric_name(snap->stats[c], buf, sizeof(buf)) < 0)
+			return -ENAMETOOLONG;
+		names[c].name = arena_strdup(set, buf);
+		names[c].len = (uint32_t)strlen(buf);
+		if (!names[c].name)
+			return -ENOMEM;
+	}
+	err = -ENOMEM;
+	order = malloc(rows * sizeof(*order));
+	row_first = calloc(rows, sizeof(*row_first));
+	if (!order || !row_first)
+		goto free_tmp;
+	if (st) {
+		for (size_t r = 0; r < snap->nr_rows; r++)
+			order[r] = r;
+		qsort_r(order, snap->nr_rows, sizeof(*order), cmp_path_idx, (void *)snap->paths);
+		first_seen(st, snap, order, row_first);
+	}
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		const uint64_t *v = snap->values + r * snap->nr_stats;
+		struct row_labels rl;
+		struct row_template rt;
+
+		err = row_labels(set, o, snap->paths[r], &rl);
+		if (err)
+			goto free_tmp;
+		row_template(&rt, o, &rl);
+		for (size_t c = 0; c < nr_stats; c++) {
+			if (v[c] == SAMPLE_VALUE_MISSING)
+				continue;
+			err = add_stat_item(set, &rt, snap->stats[c], &names[c], (double)v[c], false, row_first[r]);
+			if (err)
+				goto free_tmp;
+		}
+	}
+	if (st) {
+		err = track(set, o, snap, names, order, row_first, st);
+		if (err)
+			goto free_tmp;
+	}
+	for (size_t i = 0; i < snap->nr_self; i++) {
+		const struct self_metric *m = &snap->self[i];
+		struct series_item proto = { .name = m->name, .counter = m->counter, .value = m->value,
+					     .start_ms = st ? st->born_ms : 0 };
+		struct label_list ll;
+
+		common_labels(&ll, o, m->name);
+		ll_add(&ll, "reason", m->reason);
+		err = add_item(set, &proto, &ll);
+		if (err)
+			goto free_tmp;
+	}
+	err = 0;
+free_tmp:
+	free(row_first);
+	free(order);
+	return err;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A snapshot turned into series, ready for any wire format: one item per
+ * (cgroup, stat) value and per self metric, each with its full label set
+ * sorted by name (__name__ included), values as float64, one timestamp in
+ * milliseconds. Series that were sent for the previous snapshot and have no
+ * value now (the cgroup disappeared, or the stat went missing) get a stale
+ * marker: the Prometheus stale NaN (bit pattern 0x7ff0000000000002).
+ *
+ * The stale tracker is the memory of what was sent last; it belongs to the
+ * sender and is updated by every series_set_build().
+ */
+#ifndef MEMCG_BPF_SERIES_SET_H
+#define MEMCG_BPF_SERIES_SET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series/label_pair.h"
+#include "series/snapshot.h"
+
+#define STALE_NAN_BITS 0x7ff0000000000002ULL
+
+double stale_nan(void);
+bool is_stale_nan(double v);
+
+struct series_item {
+	const char *name;             /* metric name */
+	const struct stat_def *stat;  /* NULL for self metrics */
+	bool counter;
+	bool bytes;
+	bool stale;
+	double value;
+	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano
+				       * of counters): the cgroup's first sample since it last
+				       * appeared; self metrics: the first snapshot; 0 without a
+				       * stale tracker */
+	uint32_t label_off;           /* into series_set.labels */
+	uint32_t nr_labels;
+};
+
+struct series_opts {
+	const char *host;
+	const struct label_pair *labels; /* static labels */
+	size_t nr_labels;
+	bool unit_label;
+	bool container_id_label;
+};
+
+/* The lengths of a label's name and value (strlen), kept next to it. */
+struct label_len {
+	uint32_t name, value;
+};
+
+struct series_set {
+	int64_t ts_ms;
+	const char *host;
+	struct series_item *items;
+	size_t nr_items, cap_items;
+	struct label_pair *labels;
+	struct label_len *label_lens; /* parallel to labels: the encoders never strlen */
+	size_t nr_labels, cap_labels;
+	size_t nr_stale;
+	size_t nr_values; /* items that carry a sampled value (not stale, not self) */
+	struct arena_chunk *arena;
+	size_t arena_used;
+};
+
+struct stale_tracker;
+
+struct stale_tracker *stale_tracker_new(void);
+void stale_tracker_free(struct stale_tracker *st);
+
+void series_set_init(struct series_set *set);
+/* Builds @set (reset first) from @snap; updates @st when it is not NULL. */
+int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		     struct stale_tracker *st);
+void series_set_free(struct series_set *set);
+
+#endif

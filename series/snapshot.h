@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One interval handed from the read callback to the sender: a copy of the
+ * selected rows of the sample table (so the sampler may reuse its table at
+ * once) plus the plugin's own metrics at that moment. Owned by whoever holds
+ * it; snapshot_free() accepts NULL.
+ */
+#ifndef MEMCG_BPF_SNAPSHOT_H
+#define MEMCG_BPF_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sampling/sample_table.h"
+#include "sampling/stat_catalog.h"
+
+#define SNAPSHOT_MAX_SELF 32
+
+struct self_metric {
+	const char *name;   /* static string, e.g. "memcg_bpf_sender_retries_total" */
+	const char *reason; /* static string for the "reason" label, or NULL */
+	double value;
+	bool counter;
+};
+
+struct snapshot {
+	int64_t ts_ms;
+	size_t nr_stats;
+	const struct stat_def **stats; /* copy of the column array (catalog entries are static) */
+	size_t nr_rows;
+	const char **paths;  /* nr_rows, into path_buf */
+	uint64_t *values;    /* nr_rows * nr_stats, SAMPLE_VALUE_MISSING where the kernel gave none */
+	char *path_buf;
+	struct self_metric self[SNAPSHOT_MAX_SELF];
+	size_t nr_self;
+	size_t nr_values;    /* values present (not missing) */
+};
+
+typedef bool (*snapshot_row_filter)(const struct sample_row *row, void *arg);
+
+/* Copies the rows of @t that @keep accepts (all when NULL). -ENOMEM on failure. */
+int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, void *arg,
+			struct snapshot **out);
+/* Appends a self metric; silently ignored beyond SNAPSHOT_MAX_SELF. */
+void snapshot_add_self(struct snapshot *s, const char *name, const char *reason, double value, bool counter);
+void snapshot_free(struct snapshot *s);
+
+#endif

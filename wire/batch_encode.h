@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A series set cut into requests and encoded for the wire: at most
+ * max_samples samples and about max_bytes bytes of protobuf (before
+ * compression) per request, each request encoded into one reused buffer
+ * (wire/encoders.h: remote write by hand, OTLP through protobuf-c) and
+ * compressed (wire/compress.h) into a payload of its own.
+ */
+#ifndef MEMCG_BPF_BATCH_ENCODE_H
+#define MEMCG_BPF_BATCH_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/byte_buf.h"
+#include "series/series_set.h"
+#include "wire/wire_format.h"
+
+struct payload {
+	enum wire_format format;
+	enum compression compression;
+	uint8_t *body;       /* compressed */
+	size_t len;
+	size_t raw_len;      /* protobuf bytes before compression */
+	size_t nr_samples;   /* series items in the request (stale markers included) */
+};
+
+struct payload_list {
+	struct payload *p;
+	size_t n, cap;
+	struct byte_buf raw; /* protobuf before compression, reused by every request */
+};
+
+/* Per request; 0 takes the default. */
+#define BATCH_DEFAULT_MAX_SAMPLES 2000
+#define BATCH_DEFAULT_MAX_BYTES (4u << 20)
+
+struct batch_limits {
+	size_t max_samples;
+	size_t max_bytes; /* protobuf before compression */
+};
+
+/* Encodes @set as requests appended to @out. 0 or a negative errno. */
+int batch_encode(const struct series_set *set, enum wire_format f, enum compression c,
+		 const struct batch_limits *lim, struct payload_list *out);
+void payload_list_clear(struct payload_list *l);
+void payload_list_free(struct payload_list *l);
+
+#endif
