@@ -35,8 +35,16 @@ struct {
 	__uint(max_entries, 1);                          /* set at load */
 } records SEC(".maps");
 
-static __always_inline __u64 read_one(struct mem_cgroup *memcg, __u32 kind, __u32 index)
+/*
+ * The root of the hierarchy has memory.stat but no memory.current nor
+ * memory.events files (cgroup v2 keeps no page counter events for it), so
+ * its usage and memory.events counters are not read: both backends give the
+ * same set of values for it.
+ */
+static __always_inline __u64 read_one(struct mem_cgroup *memcg, __u32 kind, __u32 index, bool is_root)
 {
+	if (is_root && (kind == MEMCG_READ_USAGE || kind == MEMCG_READ_MEMORY_EVENT))
+		return MEMCG_READ_INVALID;
 	switch (kind) {
 	case MEMCG_READ_PAGE_STATE:
 		return bpf_mem_cgroup_page_state(memcg, index);
@@ -96,7 +104,7 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;
-		rec->values[i] = read_one(memcg, reads[i].kind, reads[i].index);
+		rec->values[i] = read_one(memcg, reads[i].kind, reads[i].index, cgrp->level == 0);
 	}
 put_memcg:
 	bpf_put_mem_cgroup(memcg);

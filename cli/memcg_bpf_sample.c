@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "cli/path_escape.h"
 #include "sampling/sampler.h"
 #include "sampling/stat_catalog.h"
 
@@ -177,47 +178,23 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 	return 0;
 }
 
-/* JSON string: control bytes and bytes that are not valid UTF-8 become \u00XX. */
-static void print_json_string(const char *s)
+/* Prints @path escaped by @escape (cli/path_escape.h). */
+static void print_path(const char *path, size_t (*escape)(const char *, size_t, char *, size_t))
 {
-	const unsigned char *p = (const unsigned char *)s;
+	char small[512], *buf = small;
+	size_t len = strlen(path), need = escape(path, len, small, sizeof(small));
 
-	putchar('"');
-	while (*p) {
-		unsigned int len = 0;
-
-		if (*p == '"' || *p == '\\') {
-			printf("\\%c", *p++);
-			continue;
+	if (need >= sizeof(small)) {
+		buf = malloc(need + 1);
+		if (!buf) { /* cannot happen for paths under PATH_MAX; print what fit */
+			fputs(small, stdout);
+			return;
 		}
-		if (*p == '\n' || *p == '\t') {
-			printf("\\%c", *p == '\n' ? 'n' : 't');
-			p++;
-			continue;
-		}
-		if (*p < 0x20 || *p == 0x7f) {
-			printf("\\u%04x", *p++);
-			continue;
-		}
-		if (*p < 0x80)
-			len = 1;
-		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-			len = 2;
-		else if ((*p & 0xf0) == 0xe0)
-			len = 3;
-		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-			len = 4;
-		for (unsigned int i = 1; i < len; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				len = 0;
-		if (!len) {
-			printf("\\u%04x", *p++);
-			continue;
-		}
-		fwrite(p, 1, len, stdout);
-		p += len;
+		escape(path, len, buf, need + 1);
 	}
-	putchar('"');
+	fputs(buf, stdout);
+	if (buf != small)
+		free(buf);
 }
 
 static void print_json(const struct sample_table *t, long sample, const char *backend)
@@ -229,7 +206,7 @@ static void print_json(const struct sample_table *t, long sample, const char *ba
 		printf("{\"sample\":%ld,\"ts_ms\":%llu,\"backend\":\"%s\",\"cgroup_id\":%llu,\"path\":",
 		       sample, (unsigned long long)(t->timestamp_ns / 1000000), backend,
 		       (unsigned long long)row->cgroup_id);
-		print_json_string(row->path);
+		print_path(row->path, path_escape_json);
 		printf(",\"depth\":%d,\"values\":{", row->depth);
 		for (size_t c = 0; c < t->nr_stats; c++) {
 			if (row->values[c] == SAMPLE_VALUE_MISSING)
@@ -247,7 +224,8 @@ static void print_table(const struct sample_table *t)
 	int path_width = 4;
 
 	for (size_t r = 0; r < t->nr_rows; r++) {
-		int len = (int)strlen(t->rows[r].path);
+		const char *path = t->rows[r].path;
+		int len = (int)path_escape_table(path, strlen(path), NULL, 0);
 
 		if (len > path_width)
 			path_width = len;
@@ -259,8 +237,10 @@ static void print_table(const struct sample_table *t)
 	putchar('\n');
 	for (size_t r = 0; r < t->nr_rows; r++) {
 		const struct sample_row *row = &t->rows[r];
+		int len = (int)path_escape_table(row->path, strlen(row->path), NULL, 0);
 
-		printf("%-*s", path_width, row->path);
+		print_path(row->path, path_escape_table);
+		printf("%*s", path_width - len, "");
 		for (size_t c = 0; c < t->nr_stats; c++) {
 			int width = strlen(t->stats[c]->name) > 12 ? (int)strlen(t->stats[c]->name) : 12;
 

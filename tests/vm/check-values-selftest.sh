@@ -70,7 +70,7 @@ good() {
 	rec "$iR" / 0 '"anon":1'
 	rec "$iA" /a 1 "$V"
 	rec "$iO" '/a/x\ty\"z\\w' 2 "$V"
-	rec "$iX" '/a/r\u00e9' 2 "$V"
+	rec "$iX" '/a/r\udce9' 2 "$V"
 	rec "$iN" '/a/new\nline' 2 "$V"
 	rec "$iL" "/a/$LONG" 2 "$V"
 }
@@ -94,8 +94,11 @@ sed "s/\"cgroup_id\":$iA,/\"cgroup_id\":$((iA + 1000)),/" "$tmp/good.json" > "$t
 expect 1 fs-wrong-id "$cv" fs "$R" "$tmp/j"
 sed 's/"path":"\/a","depth":1/"path":"\/a","depth":2/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-wrong-depth "$cv" fs "$R" "$tmp/j"
-sed 's/r\\u00e9/r\\u00e8/' "$tmp/good.json" > "$tmp/j"
+sed 's/r\\udce9/r\\udce8/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-wrong-escape "$cv" fs "$R" "$tmp/j"
+# \u00e9 is the character U+00E9 (bytes c3 a9), not the byte 0xE9
+sed 's/r\\udce9/r\\u00e9/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-char-is-not-byte "$cv" fs "$R" "$tmp/j"
 sed 's/new\\nline/new\\tline/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-newline-as-tab "$cv" fs "$R" "$tmp/j"
 sed 's/LLLL"/LLL"/' "$tmp/good.json" > "$tmp/j"

@@ -105,7 +105,8 @@ boot() {
 	name=$1 vmlinuz=$2
 	console=$LOGDIR/$name.console.log
 	proto=$LOGDIR/$name.vmtest.log
-	rm -f "$console" "$proto" "$proto.clean"
+	data=$LOGDIR/$name.data.log
+	rm -f "$console" "$proto" "$proto.clean" "$data"
 	: > "$proto"
 	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
 	test -z "${MEMCG_BPF_VM_ONLY:-}" || cmdline="$cmdline vmtest.only=$MEMCG_BPF_VM_ONLY"
@@ -123,10 +124,11 @@ boot() {
 	# That, and only that, gets one more boot; the first console is kept.
 	for try in 1 2; do
 		: > "$proto"
+		: > "$data"
 		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 \
 			-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 			-display none -monitor none -no-reboot -nodefaults \
-			-serial "file:$console" -serial "file:$proto" </dev/null &
+			-serial "file:$console" -serial "file:$proto" -serial "file:$data" </dev/null &
 		qpid=$!
 		# Show the protocol lines as they arrive.
 		tail -n +1 -f --pid=$qpid "$proto" 2>/dev/null | tr -d '\r' | grep --line-buffered '^VMTEST ' | sed -u 's/^/  /' &
@@ -166,6 +168,17 @@ boot() {
 			echo "vm: $name: DONE says pass=$dpass fail=$dfail, lines say $pass/$fail (lost lines?)"
 			fail=$((fail + 1))
 			verdict="FAIL (protocol lines lost)"
+		fi
+	fi
+	# The guest's JSON through the host's strict parser (one more test).
+	if grep -q '^VMDATA BEGIN json-' "$data"; then
+		if python3 "$here/check_json.py" "$data" > "$LOGDIR/$name.check_json.log" 2>&1; then
+			pass=$((pass + 1))
+			sed 's/^/  /' "$LOGDIR/$name.check_json.log"
+		else
+			fail=$((fail + 1))
+			echo "vm: $name: the CLI's JSON failed the strict parser:"
+			sed 's/^/  | /' "$LOGDIR/$name.check_json.log"
 		fi
 	fi
 	if [ $((pass + fail)) -eq 0 ]; then

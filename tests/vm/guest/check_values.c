@@ -221,9 +221,11 @@ static int read_u4(struct parser *ps, unsigned *out)
 }
 
 /*
- * The CLI's escaping: \" \\ \n \t and \u00XX for control bytes and for the
- * bytes of invalid UTF-8, so \u0000-\u00ff decode to that one byte. Larger
- * code points (not expected, but valid JSON) decode to UTF-8.
+ * The CLI's escaping (cli/path_escape.h): \" \\ \n \t, \u00XX for control
+ * bytes, \uXXXX (and surrogate pairs) for the code points of well-formed
+ * UTF-8, and \uDCXX, a lone low surrogate, for each byte of invalid UTF-8
+ * (PEP 383). So \u0000-\u007f decode to that byte, a lone \udc80-\udcff
+ * to the byte 0x80-0xff, and every other code point to its UTF-8.
  */
 static char *parse_string(struct parser *ps)
 {
@@ -257,9 +259,13 @@ static char *parse_string(struct parser *ps)
 			case 'u':
 				if (read_u4(ps, &cp) < 0)
 					goto fail;
-				if (cp < 0x100) {
-					c = (unsigned char)cp;
+				if (cp < 0x80 || (cp >= 0xdc80 && cp <= 0xdcff)) {
+					c = (unsigned char)cp; /* the low byte of \udcXX */
 					goto raw;
+				}
+				if (cp >= 0xdc00 && cp <= 0xdfff) {
+					ps->err = "lone low surrogate that is not an escaped byte";
+					goto fail;
 				}
 				if (cp >= 0xd800 && cp < 0xdc00 && ps->p[0] == '\\' && ps->p[1] == 'u') {
 					unsigned lo;

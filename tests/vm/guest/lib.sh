@@ -9,10 +9,14 @@
 #   VMTEST SKIP <kernel> <name>: <reason>
 #   VMTEST INFO <kernel> <name>: <details>
 #   VMTEST DONE pass=N fail=M
+# and, on the third serial port, data for checks the host makes with its own
+# tools (tests/vm/check_json.py):
+#   VMDATA BEGIN <name> / the data lines / VMDATA END <name>
 CG=/sys/fs/cgroup
 WORK=/tmp/vt
 KERNEL=$(uname -r)
 PROTO=/dev/ttyS1
+DATA=/dev/ttyS2
 PASS=0
 FAILED=0
 VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-240}
@@ -21,6 +25,12 @@ mkdir -p "$WORK"
 proto() {
 	echo "VMTEST $*"
 	if [ -c "$PROTO" ]; then echo "VMTEST $*" > "$PROTO"; fi
+}
+
+# export_data NAME FILE: FILE's lines to the host, framed as block NAME.
+export_data() {
+	[ -c "$DATA" ] || { why "no $DATA for the host's checks"; return 1; }
+	{ echo "VMDATA BEGIN $1"; cat "$2"; echo "VMDATA END $1"; } > "$DATA"
 }
 
 # why TEXT: the reason a test gives for failing (or details for INFO).

@@ -58,7 +58,11 @@ values() {
 	if ! grep -q "\"backend\":\"$1\"" "$WORK/out"; then
 		why "records do not say backend $1"; return 1
 	fi
-	checked fs -n "$2" "$CG" "$WORK/out"
+	checked fs -n "$2" "$CG" "$WORK/out" || return 1
+	# The paths as JSON, for the host's strict parser (tests/vm/check_json.py).
+	memcg-bpf-sample --backend "$1" --stats anon --format json --count 1 > "$WORK/paths.json" 2>> "$WORK/err" ||
+		{ why "paths sample failed: $(first_line "$WORK/err")"; return 1; }
+	export_data "json-$1" "$WORK/paths.json"
 }
 
 # ---------------------------------------------------------------- kfunc set

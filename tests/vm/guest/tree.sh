@@ -75,9 +75,19 @@ build_tree() {
 # parseable): when the kernel refuses it, ODD_NOTE says so; if a kernel took
 # it, it would be part of the tree and of every check.
 LONG_NAME=$(printf '%0255d' 0 | tr 0 L)
+# Names no JSON encoder may merge or mangle: a UTF-16 surrogate in UTF-8, an
+# overlong '/', a code point above U+10FFFF, the byte 0xFF beside the
+# character U+00FF, control bytes and DEL.
+HOSTILE_NAMES="$(printf 'sur\355\240\200')|$(printf 'over\300\257')|$(printf 'big\364\220\200\200')|$(printf 'ff\377')|$(printf 'ff\303\277')|$(printf 'ctl\001\033\177')"
 add_odd_names() {
 	d=$TREE/$LONG_NAME
 	mkdir "$d" && enable_memory "$d" && mkdir "$d/m0" || { why "cannot make $d/m0"; return 1; }
+	old_ifs=$IFS
+	IFS='|'
+	for n in $HOSTILE_NAMES; do
+		mkdir "$TREE/$n" || { IFS=$old_ifs; why "cannot make a hostile name below $TREE"; return 1; }
+	done
+	IFS=$old_ifs
 	echo "$d/m0" >> "$WORK/leaves"
 	if mkdir "$TREE/new
 line" 2> "$WORK/mkdir.err"; then
