@@ -36,7 +36,7 @@ ci_runs() {
 	memory_stat) echo 200000 ;;
 	plugin_config) echo 4000 ;; # unknown stats run the edit-distance suggester
 	label_escape) echo 200000 ;;
-	spool_reader) echo 1000000 ;;
+	spool_reader) echo 200000 ;;
 	*) echo 200000 ;;
 	esac
 }

@@ -33,6 +33,9 @@ struct segment {
 	uint64_t end;       /* end of the good records */
 	uint64_t pending, pending_samples;
 	bool writable;      /* created by this process, records go here */
+	struct hole *holes; /* damaged stretches found when it was read, in order */
+	size_t nr_holes;
+	size_t next_hole;   /* the first hole not behind read_off */
 };
 
 struct spool {
@@ -47,6 +50,8 @@ struct spool {
 	size_t buf_cap;
 	bool peeked;
 	uint64_t peek_len, peek_samples;
+	uint64_t full_at;    /* spool bytes when the disk was last found full; 0: not full */
+	ssize_t (*write_at)(int fd, const void *buf, size_t len, off_t off);
 };
 
 /* ---- little-endian fields */
@@ -147,35 +152,141 @@ static int check_record(read_fn rd, void *ctx, uint64_t off, uint64_t size, uint
 	return 0;
 }
 
+/* A damaged stretch of a segment: [from, to) holds no record to keep. */
+struct hole {
+	uint64_t from, to;
+};
+
 struct scan_result {
 	uint64_t records, pending, pending_samples;
 	uint64_t first_pending; /* offset; the end when none */
-	uint64_t good_end;
+	uint64_t good_end;      /* after the last good record */
 	uint64_t last_seq;
-	int bad;
+	int bad;                /* why the first damaged stretch failed to read */
+	uint64_t damaged, damaged_samples; /* records lost in damaged stretches, their samples */
+	struct hole *holes;     /* the damaged stretches before good_end */
+	size_t nr_holes;
 };
 
-static int scan(read_fn rd, void *ctx, uint64_t size, uint8_t **scratch, size_t *cap, struct scan_result *r)
+#define RESYNC_WINDOW 4096
+
+/*
+ * Resynchronises after a damaged record at @off: the offset of the next
+ * record that checks out (a record magic whose record reads back with its
+ * CRC), or @size when there is none; in @more, the record magics passed on
+ * the way whose records did not check out (more damaged records).
+ * 0 or -ENOMEM.
+ */
+static int find_next_record(read_fn rd, void *ctx, uint64_t off, uint64_t size, uint8_t **scratch,
+			    size_t *cap, uint64_t *next, uint64_t *more)
+{
+	uint8_t win[RESYNC_WINDOW], hdr[SPOOL_RECORD_HEADER];
+	uint64_t from = off + 1;
+
+	while (from + SPOOL_RECORD_HEADER <= size) {
+		size_t n = size - from < sizeof(win) ? (size_t)(size - from) : sizeof(win);
+
+		if (rd(ctx, from, win, n))
+			break;
+		for (size_t i = 0; i + sizeof(record_magic) <= n; i++) {
+			int bad;
+
+			if (memcmp(win + i, record_magic, sizeof(record_magic)) != 0)
+				continue;
+			bad = check_record(rd, ctx, from + i, size, hdr, scratch, cap);
+			if (bad < 0)
+				return bad;
+			if (!bad) {
+				*next = from + i;
+				return 0;
+			}
+			(*more)++;
+		}
+		if (n < sizeof(win))
+			break;
+		from += n - (sizeof(record_magic) - 1); /* a magic may straddle two windows */
+	}
+	*next = size;
+	return 0;
+}
+
+/*
+ * The samples a damaged record at @off held, from its header @hdr (@have
+ * bytes of it read): counted when the header says the record was pending and
+ * its length leads exactly to the next good record @next (or past the end of
+ * a torn file), so that a damaged header is not taken at its word.
+ */
+static uint64_t damaged_samples(const uint8_t *hdr, size_t have, uint64_t off, uint64_t next, uint64_t size)
+{
+	uint64_t end;
+
+	if (have < SPOOL_RECORD_HEADER || memcmp(hdr, record_magic, 4) != 0 || hdr[8] == STATE_SENT)
+		return 0;
+	end = off + SPOOL_RECORD_HEADER + get32(hdr + 12);
+	return end == next || (next == size && end > size) ? get32(hdr + 20) : 0;
+}
+
+static int add_hole(struct scan_result *r, uint64_t from, uint64_t to)
+{
+	struct hole *h = realloc(r->holes, (r->nr_holes + 1) * sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	h[r->nr_holes++] = (struct hole){ from, to };
+	r->holes = h;
+	return 0;
+}
+
+/*
+ * Reads the records of a segment of @size bytes from offset @off on (the
+ * file header is checked when @off is 0). A damaged record costs only
+ * itself: reading goes on at the next good record, and the stretch between
+ * becomes a hole. 0 or -ENOMEM; the caller frees r->holes.
+ */
+static int scan(read_fn rd, void *ctx, uint64_t size, uint64_t off, uint8_t **scratch, size_t *cap,
+		struct scan_result *r)
 {
 	uint8_t fh[SPOOL_FILE_HEADER], hdr[SPOOL_RECORD_HEADER];
-	uint64_t off = SPOOL_FILE_HEADER;
 	bool seen_pending = false;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (size < SPOOL_FILE_HEADER || rd(ctx, 0, fh, sizeof(fh)) || memcmp(fh, file_magic, 8) != 0 ||
-	    get32(fh + 8) != 1) {
-		r->bad = SPOOL_BAD_HEADER;
-		return 0;
+	if (off == 0) {
+		if (size < SPOOL_FILE_HEADER || rd(ctx, 0, fh, sizeof(fh)) ||
+		    memcmp(fh, file_magic, 8) != 0 || get32(fh + 8) != 1) {
+			r->bad = SPOOL_BAD_HEADER;
+			return 0;
+		}
+		off = SPOOL_FILE_HEADER;
 	}
 	r->first_pending = r->good_end = off;
 	while (off < size) {
 		int bad = check_record(rd, ctx, off, size, hdr, scratch, cap);
+		uint64_t next;
 
-		if (bad < 0)
-			return bad;
+		if (bad < 0) {
+			err = bad;
+			goto free_holes;
+		}
 		if (bad) {
-			r->bad = bad;
-			break;
+			size_t have = size - off < sizeof(hdr) ? (size_t)(size - off) : sizeof(hdr);
+
+			if (!r->bad)
+				r->bad = bad;
+			memset(hdr, 0, sizeof(hdr));
+			rd(ctx, off, hdr, have);
+			err = find_next_record(rd, ctx, off, size, scratch, cap, &next, &r->damaged);
+			if (err)
+				goto free_holes;
+			r->damaged++;
+			r->damaged_samples += damaged_samples(hdr, have, off, next, size);
+			if (next == size)
+				break;
+			err = add_hole(r, off, next);
+			if (err)
+				goto free_holes;
+			off = next;
+			continue;
 		}
 		r->records++;
 		r->last_seq = get64(hdr + 32);
@@ -192,6 +303,12 @@ static int scan(read_fn rd, void *ctx, uint64_t size, uint8_t **scratch, size_t 
 	if (!seen_pending)
 		r->first_pending = r->good_end;
 	return 0;
+
+free_holes:
+	free(r->holes);
+	r->holes = NULL;
+	r->nr_holes = 0;
+	return err;
 }
 
 struct mem_src {
@@ -236,17 +353,20 @@ void spool_scan_buffer(const uint8_t *buf, size_t len, struct spool_scan *out)
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (scan(mem_read, &m, len, &scratch, &cap, &r)) {
+	if (scan(mem_read, &m, len, 0, &scratch, &cap, &r)) {
 		free(scratch);
 		out->bad = SPOOL_BAD_LENGTH;
 		return;
 	}
 	free(scratch);
+	free(r.holes);
 	out->records = r.records;
 	out->pending = r.pending;
 	out->pending_samples = r.pending_samples;
 	out->good_end = r.good_end;
 	out->bad = r.bad;
+	out->damaged = r.damaged;
+	out->damaged_samples = r.damaged_samples;
 }
 
 /* ---- segments */
@@ -285,6 +405,7 @@ static void drop_oldest(struct spool *sp)
 
 	segment_path(sp, seg->id, name, sizeof(name));
 	close_fd(&seg->fd);
+	free(seg->holes);
 	if (unlinkat(sp->dir_fd, name, 0) && errno != ENOENT)
 		mb_warn("spool %s/%s: cannot remove: %s", sp->dir, name, strerror(errno));
 	sp->bytes -= seg->size;
@@ -322,16 +443,23 @@ static int load_segment(struct spool *sp, uint64_t id, struct spool_loss *loss)
 		err = -errno;
 		goto close_fd;
 	}
-	err = scan(fd_read, &fd, (uint64_t)st.st_size, &sp->buf, &sp->buf_cap, &r);
+	err = scan(fd_read, &fd, (uint64_t)st.st_size, 0, &sp->buf, &sp->buf_cap, &r);
 	if (err)
 		goto close_fd;
-	if (r.bad) {
-		mb_warn("spool %s/%s: %s at offset %" PRIu64 "; keeping the %" PRIu64
-			" records before it, ignoring the %" PRIu64 " bytes from there",
-			sp->dir, name, spool_bad_name(r.bad), r.good_end, r.records,
-			(uint64_t)st.st_size - r.good_end);
+	if (r.bad == SPOOL_BAD_HEADER) {
+		mb_warn("spool %s/%s: bad file header: nothing in it can be read; counted as one lost batch "
+			"and removed", sp->dir, name);
 		loss->corrupt_batches++;
+	} else if (r.bad) {
+		mb_warn("spool %s/%s: %s; %" PRIu64 " damaged record%s (%" PRIu64 " samples) skipped, "
+			"%" PRIu64 " good records kept",
+			sp->dir, name, spool_bad_name(r.bad), r.damaged, r.damaged == 1 ? "" : "s",
+			r.damaged_samples, r.records);
+		loss->corrupt_batches += r.damaged;
+		loss->corrupt_samples += r.damaged_samples;
 	}
+	seg.holes = r.holes;
+	seg.nr_holes = r.nr_holes;
 	if (r.last_seq >= sp->next_seq)
 		sp->next_seq = r.last_seq + 1;
 	seg.size = (uint64_t)st.st_size;
@@ -340,8 +468,10 @@ static int load_segment(struct spool *sp, uint64_t id, struct spool_loss *loss)
 	seg.pending = r.pending;
 	seg.pending_samples = r.pending_samples;
 	err = add_segment(sp, &seg);
-	if (err)
+	if (err) {
+		free(seg.holes);
 		goto close_fd;
+	}
 	sp->bytes += seg.size;
 	sp->pending += seg.pending;
 	sp->pending_samples += seg.pending_samples;
@@ -353,8 +483,69 @@ close_fd:
 	return err;
 }
 
+/* Whether @name is exactly 16 lowercase hex digits + ".spool"; its number in @id. */
+static bool segment_name(const char *name, uint64_t *id)
+{
+	uint64_t v = 0;
+
+	if (strlen(name) != 22 || strcmp(name + 16, ".spool") != 0)
+		return false;
+	for (int i = 0; i < 16; i++) {
+		char c = name[i];
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return false;
+	}
+	*id = v;
+	return true;
+}
+
+/* One warning for every entry of SpoolDir that is not the spool's own. */
+struct strays {
+	size_t n;
+	char first[64];
+};
+
+static void note_stray(struct strays *st, const char *name)
+{
+	if (st->n++)
+		return;
+	for (size_t i = 0; i + 1 < sizeof(st->first) && name[i]; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		st->first[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		st->first[i + 1] = '\0';
+	}
+}
+
+static int push_id(uint64_t **ids, size_t *n, size_t *cap, uint64_t id)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		uint64_t *p = realloc(*ids, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*ids = p;
+		*cap = c;
+	}
+	(*ids)[(*n)++] = id;
+	return 0;
+}
+
+/*
+ * Reads every segment in SpoolDir, oldest first. Entries that are not
+ * segments are ignored (one warning); a segment that cannot be read is
+ * skipped with an error of its own. 0 or -ENOMEM (or the errno of reading
+ * the directory).
+ */
 static int load_segments(struct spool *sp, struct spool_loss *loss)
 {
+	struct strays strays = { 0 };
 	uint64_t *ids = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -371,32 +562,33 @@ static int load_segments(struct spool *sp, struct spool_loss *loss)
 		return err;
 	}
 	while ((de = readdir(d))) {
-		char tail[8];
+		struct stat st;
 		uint64_t id;
-		int used = 0;
 
-		if (strlen(de->d_name) != 22 ||
-		    sscanf(de->d_name, "%16" SCNx64 "%n%7s", &id, &used, tail) != 2 || used != 16 ||
-		    strcmp(tail, ".spool") != 0)
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, "lock"))
 			continue;
-		if (n == cap) {
-			uint64_t *p = realloc(ids, (cap ? cap * 2 : 16) * sizeof(*ids));
-
-			if (!p) {
-				err = -ENOMEM;
-				goto close_dir;
-			}
-			ids = p;
-			cap = cap ? cap * 2 : 16;
+		if (!segment_name(de->d_name, &id) ||
+		    fstatat(sp->dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+			note_stray(&strays, de->d_name);
+			continue;
 		}
-		ids[n++] = id;
+		err = push_id(&ids, &n, &cap, id);
+		if (err)
+			goto close_dir;
 	}
+	if (strays.n)
+		mb_warn("SpoolDir \"%s\": ignoring %zu entr%s that %s not spool segments (such as \"%s\")",
+			sp->dir, strays.n, strays.n == 1 ? "y" : "ies", strays.n == 1 ? "is" : "are",
+			strays.first);
 	if (n)
 		qsort(ids, n, sizeof(*ids), cmp_u64);
-	for (size_t i = 0; i < n && !err; i++) {
-		err = load_segment(sp, ids[i], loss);
+	for (size_t i = 0; i < n; i++) {
 		if (ids[i] >= sp->next_id)
 			sp->next_id = ids[i] + 1;
+		err = load_segment(sp, ids[i], loss);
+		if (err == -ENOMEM)
+			goto close_dir;
+		err = 0; /* that segment is skipped (logged); the others still count */
 	}
 close_dir:
 	closedir(d);
@@ -416,6 +608,7 @@ int spool_open(const struct spool_opts *o, struct spool **out, struct spool_loss
 	if (!sp)
 		return -ENOMEM;
 	sp->dir_fd = sp->lock_fd = -1;
+	sp->write_at = o->write_at ? o->write_at : pwrite;
 	sp->max_bytes = o->max_bytes;
 	sp->segment_bytes = o->segment_bytes ? o->segment_bytes : o->max_bytes / 8;
 	if (sp->segment_bytes < SEGMENT_MIN)
@@ -467,7 +660,32 @@ free_spool:
 	return err;
 }
 
-/* A new segment for this process' records. */
+/* ENOSPC and its kin: no room on the disk (or under a quota or file limit). */
+static bool no_room(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
+
+/* Writes all @len bytes at @off through the spool's writer. 0 or a negative errno. */
+static int write_all(struct spool *sp, int fd, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = sp->write_at(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A new segment for this process' records. Logs why it failed, except for no room. */
 static int new_segment(struct spool *sp)
 {
 	struct segment seg = { .id = sp->next_id, .fd = -1, .writable = true };
@@ -479,15 +697,15 @@ static int new_segment(struct spool *sp)
 	seg.fd = openat(sp->dir_fd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (seg.fd < 0) {
 		err = -errno;
-		mb_err("spool %s/%s: cannot create: %s", sp->dir, name, strerror(-err));
+		if (!no_room(err))
+			mb_err("spool %s/%s: cannot create: %s", sp->dir, name, strerror(-err));
 		return err;
 	}
 	memcpy(fh, file_magic, 8);
 	put32(fh + 8, 1);
-	if (write(seg.fd, fh, sizeof(fh)) != (ssize_t)sizeof(fh)) {
-		err = errno ? -errno : -EIO;
+	err = write_all(sp, seg.fd, fh, sizeof(fh), 0);
+	if (err)
 		goto remove;
-	}
 	fsync(sp->dir_fd); /* the new name survives a power loss */
 	seg.size = seg.read_off = seg.end = SPOOL_FILE_HEADER;
 	err = add_segment(sp, &seg);
@@ -498,7 +716,8 @@ static int new_segment(struct spool *sp)
 	return 0;
 
 remove:
-	mb_err("spool %s/%s: cannot write: %s", sp->dir, name, strerror(-err));
+	if (!no_room(err))
+		mb_err("spool %s/%s: cannot write: %s", sp->dir, name, strerror(-err));
 	close(seg.fd);
 	unlinkat(sp->dir_fd, name, 0);
 	return err;
@@ -511,48 +730,44 @@ static struct segment *current(struct spool *sp)
 	return seg && seg->writable ? seg : NULL;
 }
 
-/* Evicts the oldest segments until @need more bytes fit. */
+/* Drops the oldest segment, counting what it still held in @loss. */
+static void evict_oldest(struct spool *sp, struct spool_loss *loss)
+{
+	loss->full_batches += sp->segs[0].pending;
+	loss->full_samples += sp->segs[0].pending_samples;
+	drop_oldest(sp);
+}
+
+/* Evicts the oldest segments until @need more bytes fit under SpoolMaxBytes. */
 static void make_room(struct spool *sp, uint64_t need, struct spool_loss *loss)
 {
-	uint64_t batches = 0, samples = 0;
+	struct spool_loss before = *loss;
 	size_t segs = 0;
 
 	while (sp->nr_segs && sp->bytes + need > sp->max_bytes) {
-		struct segment *seg = &sp->segs[0];
-
-		batches += seg->pending;
-		samples += seg->pending_samples;
+		evict_oldest(sp, loss);
 		segs++;
-		drop_oldest(sp);
 	}
 	if (!segs)
 		return;
-	loss->full_batches += batches;
-	loss->full_samples += samples;
 	mb_warn("spool %s full (SpoolMaxBytes %" PRIu64 "): dropped the oldest %" PRIu64 " batches (%" PRIu64
 		" samples) in %zu file%s",
-		sp->dir, sp->max_bytes, batches, samples, segs, segs == 1 ? "" : "s");
+		sp->dir, sp->max_bytes, loss->full_batches - before.full_batches,
+		loss->full_samples - before.full_samples, segs, segs == 1 ? "" : "s");
 }
 
-int spool_append(struct spool *sp, const struct spool_record *r, struct spool_loss *loss)
+/*
+ * One try at writing record @hdr + @r at the end of the current segment
+ * (a new one when there is none or it is full). On failure the torn
+ * record is cut off again. 0 or a negative errno (logged unless no room).
+ */
+static int write_record(struct spool *sp, const uint8_t *hdr, const struct spool_record *r,
+			struct spool_loss *loss)
 {
 	uint64_t size = SPOOL_RECORD_HEADER + (uint64_t)r->len;
-	uint8_t hdr[SPOOL_RECORD_HEADER] = { 0 };
-	struct segment *seg;
-	struct part {
-		const void *base;
-		size_t len;
-	} parts[2];
+	struct segment *seg = current(sp);
 	int err;
 
-	if (r->len > SPOOL_MAX_BODY || size + SPOOL_FILE_HEADER > sp->max_bytes) {
-		mb_warn("spool %s: a request of %zu bytes is larger than the spool; dropped (%" PRIu32 " samples)",
-			sp->dir, r->len, r->nr_samples);
-		loss->full_batches++;
-		loss->full_samples += r->nr_samples;
-		return 0;
-	}
-	seg = current(sp);
 	if (seg && seg->size > SPOOL_FILE_HEADER && seg->size + size > sp->segment_bytes) {
 		close_fd(&seg->fd);
 		seg->writable = false; /* full: the next record starts a new segment */
@@ -567,6 +782,41 @@ int spool_append(struct spool *sp, const struct spool_record *r, struct spool_lo
 			return err;
 		seg = current(sp);
 	}
+	err = write_all(sp, seg->fd, hdr, SPOOL_RECORD_HEADER, seg->size);
+	if (!err)
+		err = write_all(sp, seg->fd, r->body, r->len, seg->size + SPOOL_RECORD_HEADER);
+	if (!err) {
+		seg->size += size;
+		seg->end = seg->size;
+		seg->pending++;
+		seg->pending_samples += r->nr_samples;
+		sp->bytes += size;
+		return 0;
+	}
+	/* cut the torn record off */
+	if (ftruncate(seg->fd, (off_t)seg->size))
+		mb_warn("spool %s: cannot cut a torn record: %s", sp->dir, strerror(errno));
+	if (!no_room(err)) {
+		mb_err("spool %s/%016" PRIx64 ".spool: cannot write: %s", sp->dir, seg->id, strerror(-err));
+		close_fd(&seg->fd);
+		seg->writable = false; /* the segment takes no more */
+	}
+	return err;
+}
+
+int spool_append(struct spool *sp, const struct spool_record *r, struct spool_loss *loss)
+{
+	uint64_t size = SPOOL_RECORD_HEADER + (uint64_t)r->len;
+	uint8_t hdr[SPOOL_RECORD_HEADER] = { 0 };
+	int err;
+
+	if (r->len > SPOOL_MAX_BODY || size + SPOOL_FILE_HEADER > sp->max_bytes) {
+		mb_warn("spool %s: a request of %zu bytes is larger than the spool; dropped (%" PRIu32 " samples)",
+			sp->dir, r->len, r->nr_samples);
+		loss->full_batches++;
+		loss->full_samples += r->nr_samples;
+		return 0;
+	}
 	memcpy(hdr, record_magic, 4);
 	hdr[8] = STATE_PENDING;
 	put32(hdr + 12, (uint32_t)r->len);
@@ -576,39 +826,27 @@ int spool_append(struct spool *sp, const struct spool_record *r, struct spool_lo
 	hdr[25] = r->compression;
 	put64(hdr + 32, sp->next_seq);
 	put32(hdr + 4, record_crc(hdr, r->body, r->len));
-	parts[0] = (struct part){ hdr, sizeof(hdr) };
-	parts[1] = (struct part){ r->body, r->len };
-	for (int i = 0; i < 2; i++) {
-		const uint8_t *p = parts[i].base;
-		size_t left = parts[i].len;
-		uint64_t off = seg->size + (i ? sizeof(hdr) : 0);
 
-		while (left) {
-			ssize_t n = pwrite(seg->fd, p, left, (off_t)off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				err = n < 0 ? -errno : -EIO;
-				mb_err("spool %s/%016" PRIx64 ".spool: cannot write: %s", sp->dir, seg->id,
-				       strerror(-err));
-				/* cut the torn record off; the segment takes no more */
-				if (ftruncate(seg->fd, (off_t)seg->size))
-					mb_warn("spool %s: cannot cut a torn record: %s", sp->dir, strerror(errno));
-				close_fd(&seg->fd);
-				seg->writable = false;
-				return err;
-			}
-			p += n;
-			off += (uint64_t)n;
-			left -= (size_t)n;
+	/* A full disk is a smaller SpoolMaxBytes: the oldest data makes room. */
+	while ((err = write_record(sp, hdr, r, loss)) && no_room(err)) {
+		if (!sp->full_at)
+			mb_warn("spool %s: no room on the disk (%s) at %" PRIu64 " bytes: the oldest batches make "
+				"room for new ones until it has room again (counted as dropped, reason spool_full)",
+				sp->dir, strerror(-err), sp->bytes);
+		sp->full_at = sp->bytes ? sp->bytes : 1;
+		if (!sp->nr_segs) { /* nothing older left: this one goes */
+			loss->full_batches++;
+			loss->full_samples += r->nr_samples;
+			return 0;
 		}
+		evict_oldest(sp, loss);
 	}
-	seg->size += size;
-	seg->end = seg->size;
-	seg->pending++;
-	seg->pending_samples += r->nr_samples;
-	sp->bytes += size;
+	if (err)
+		return err;
+	if (sp->full_at && sp->bytes > sp->full_at + sp->segment_bytes) {
+		mb_info("spool %s: the disk has room again (%" PRIu64 " bytes spooled)", sp->dir, sp->bytes);
+		sp->full_at = 0;
+	}
 	sp->pending++;
 	sp->pending_samples += r->nr_samples;
 	sp->next_seq++;
@@ -633,6 +871,53 @@ static bool retire_head(struct spool *sp)
 		return false;
 	drop_oldest(sp); /* also the one being written: the next append starts a new one */
 	return true;
+}
+
+/* Moves the head segment's read_off past a known damaged stretch. */
+static void skip_holes(struct segment *seg)
+{
+	while (seg->next_hole < seg->nr_holes && seg->holes[seg->next_hole].from <= seg->read_off) {
+		if (seg->holes[seg->next_hole].from == seg->read_off)
+			seg->read_off = seg->holes[seg->next_hole].to;
+		seg->next_hole++;
+	}
+}
+
+/*
+ * The record at the head segment's read_off went bad after the segment was
+ * read (changed on disk): reads the rest of the segment again, keeping every
+ * record that still checks out, and reports what was lost.
+ */
+static int rescan_head(struct spool *sp, int bad, struct spool_loss *loss)
+{
+	struct segment *seg = &sp->segs[0];
+	struct scan_result r;
+	uint64_t lost, lost_samples;
+	int err;
+
+	err = scan(fd_read, &seg->fd, seg->end, seg->read_off, &sp->buf, &sp->buf_cap, &r);
+	if (err)
+		return err;
+	lost = seg->pending - (r.pending < seg->pending ? r.pending : seg->pending);
+	lost_samples = seg->pending_samples - (r.pending_samples < seg->pending_samples ? r.pending_samples
+										   : seg->pending_samples);
+	mb_warn("spool %s/%016" PRIx64 ".spool: %s at offset %" PRIu64 " (changed on disk?); %" PRIu64
+		" batches (%" PRIu64 " samples) lost, %" PRIu64 " after it kept",
+		sp->dir, seg->id, spool_bad_name(bad), seg->read_off, lost, lost_samples, r.pending);
+	loss->corrupt_batches += lost;
+	loss->corrupt_samples += lost_samples;
+	sp->pending -= lost;
+	sp->pending_samples -= lost_samples;
+	seg->pending -= lost;
+	seg->pending_samples -= lost_samples;
+	seg->read_off = r.first_pending;
+	free(seg->holes);
+	seg->holes = r.holes;
+	seg->nr_holes = r.nr_holes;
+	seg->next_hole = 0;
+	if (r.good_end < seg->end)
+		seg->writable = false; /* nothing may follow a damaged tail */
+	return 0;
 }
 
 int spool_peek(struct spool *sp, struct spool_record *out, struct spool_loss *loss)
@@ -660,6 +945,7 @@ int spool_peek(struct spool *sp, struct spool_record *out, struct spool_loss *lo
 			}
 		}
 		for (;;) {
+			skip_holes(seg);
 			bad = check_record(fd_read, &seg->fd, seg->read_off, seg->end, hdr, &sp->buf, &sp->buf_cap);
 			if (bad < 0)
 				return bad;
@@ -668,14 +954,10 @@ int spool_peek(struct spool *sp, struct spool_record *out, struct spool_loss *lo
 			seg->read_off += SPOOL_RECORD_HEADER + get32(hdr + 12);
 		}
 		if (bad) {
-			mb_warn("spool %s/%016" PRIx64 ".spool: %s at offset %" PRIu64 " (changed on disk?); "
-				"its last %" PRIu64 " batches are lost",
-				sp->dir, seg->id, spool_bad_name(bad), seg->read_off, seg->pending);
-			loss->corrupt_batches += seg->pending;
-			sp->pending -= seg->pending;
-			sp->pending_samples -= seg->pending_samples;
-			seg->pending = seg->pending_samples = 0;
-			seg->writable = false;
+			int err = rescan_head(sp, bad, loss);
+
+			if (err)
+				return err;
 			continue;
 		}
 		out->len = get32(hdr + 12);
@@ -710,6 +992,10 @@ int spool_ack(struct spool *sp)
 	sp->pending_samples -= sp->peek_samples > sp->pending_samples ? sp->pending_samples : sp->peek_samples;
 	sp->peeked = false;
 	retire_head(sp);
+	if (sp->full_at && !sp->pending) {
+		mb_info("spool %s: emptied; writing to the disk starts afresh", sp->dir);
+		sp->full_at = 0;
+	}
 	return 0;
 }
 
@@ -732,8 +1018,10 @@ void spool_close(struct spool *sp)
 {
 	if (!sp)
 		return;
-	for (size_t i = 0; i < sp->nr_segs; i++)
+	for (size_t i = 0; i < sp->nr_segs; i++) {
 		close_fd(&sp->segs[i].fd);
+		free(sp->segs[i].holes);
+	}
 	close_fd(&sp->lock_fd); /* releases the flock */
 	close_fd(&sp->dir_fd);
 	free(sp->segs);

@@ -23,11 +23,17 @@
  *  32  u64 seq       record number, increasing over the spool's life
  *  40  body
  *
- * Reading a segment stops at the first record that is short, has a bad
- * magic, an impossible length or a wrong CRC: the records before it are
- * kept, the rest of that segment is ignored (logged and counted as one
- * corrupt batch). A torn write at kill -9 can only damage the last record
- * of the segment being written, never an earlier one.
+ * A record that is short, has a bad magic, an impossible length or a wrong
+ * CRC costs only itself: reading resynchronises on the next record magic
+ * whose record checks out (its CRC), and the records after it are kept. The
+ * damaged record is logged and counted as one corrupt batch, with its
+ * samples when its header is whole and its length leads to the next good
+ * record. A torn write at kill -9 can only damage the last record of the
+ * segment being written, never an earlier one.
+ *
+ * SpoolDir may hold other entries (a directory, a link, a file of another
+ * name): they are ignored with one warning. Only regular files named
+ * exactly 16 lowercase hex digits + ".spool" are segments.
  *
  * Durability: records are written with write(2), so a kill -9 of collectd
  * loses nothing already written (the data is in the kernel's page cache).
@@ -39,7 +45,10 @@
  * The cap: the segments' bytes on disk never exceed max_bytes. A new record
  * that does not fit evicts whole segments, oldest first (segments are about
  * max_bytes / 8); what they still held is reported to the caller (to count
- * as dropped, reason "spool_full") and logged.
+ * as dropped, reason "spool_full") and logged. A full disk (ENOSPC, EDQUOT,
+ * EFBIG) is the same: the oldest segments make room until the record fits,
+ * or the record itself is dropped when nothing older is left; one warning
+ * when the disk fills, one line when writing works again.
  *
  * Not thread safe: the sender thread alone uses a spool.
  */
@@ -48,6 +57,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SPOOL_FILE_HEADER 16
 #define SPOOL_RECORD_HEADER 40
@@ -66,14 +76,16 @@ struct spool_record {
 
 /* What an operation had to give up: dropped for lack of room or found corrupt. */
 struct spool_loss {
-	uint64_t full_batches, full_samples;
-	uint64_t corrupt_batches;
+	uint64_t full_batches, full_samples;       /* no room: SpoolMaxBytes or a full disk */
+	uint64_t corrupt_batches, corrupt_samples; /* damaged records (samples when their header says) */
 };
 
 struct spool_opts {
 	const char *dir;
 	uint64_t max_bytes;
 	uint64_t segment_bytes; /* 0: max_bytes / 8, at least 4 KiB */
+	/* pwrite(2) when NULL; tests put a full disk here */
+	ssize_t (*write_at)(int fd, const void *buf, size_t len, off_t off);
 };
 
 struct spool;
@@ -111,7 +123,8 @@ struct spool_scan {
 	size_t records, pending;
 	uint64_t pending_samples;
 	size_t good_end;  /* offset after the last good record */
-	int bad;          /* 0: clean end; else why reading stopped (SPOOL_BAD_*) */
+	int bad;          /* 0: clean; else why the first damaged record failed (SPOOL_BAD_*) */
+	uint64_t damaged, damaged_samples; /* damaged records skipped, the samples they held */
 };
 enum { SPOOL_BAD_NONE, SPOOL_BAD_HEADER, SPOOL_BAD_SHORT, SPOOL_BAD_MAGIC, SPOOL_BAD_LENGTH, SPOOL_BAD_CRC };
 void spool_scan_buffer(const uint8_t *buf, size_t len, struct spool_scan *out);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the spool reader on arbitrary segment bytes. Whatever
- * the input, the reader must stop inside it, keep only whole records, and
- * give the same answer for the prefix that ends at its stopping point.
+ * the input, the reader must stay inside it, keep only whole records (going
+ * on after damaged ones), and give the same records for the prefix that
+ * ends after the last good one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,10 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (a.good_end < SPOOL_FILE_HEADER || (a.bad == SPOOL_BAD_NONE && a.good_end != size))
 		abort();
-	/* the good prefix alone reads back clean with the same records */
+	if ((a.bad == SPOOL_BAD_NONE) != (a.damaged == 0) || a.damaged_samples > UINT64_C(0xffffffff) * a.damaged)
+		abort();
+	/* the prefix up to the last good record reads back with the same records */
 	spool_scan_buffer(data, a.good_end, &b);
-	if (b.bad != SPOOL_BAD_NONE || b.records != a.records || b.pending != a.pending ||
-	    b.pending_samples != a.pending_samples || b.good_end != a.good_end)
+	if (b.records != a.records || b.pending != a.pending || b.pending_samples != a.pending_samples ||
+	    b.good_end != a.good_end || b.damaged > a.damaged)
 		abort();
 	return 0;
 }

@@ -27,6 +27,8 @@ static char dir[64];
 
 static void quiet(int level, const char *msg)
 {
+	if (getenv("SPOOL_TEST_LOG"))
+		fprintf(stderr, "log: %s\n", msg);
 }
 
 static int make_dir(void **state)
@@ -64,8 +66,10 @@ static void append_n(struct spool *sp, unsigned int n, size_t len, struct spool_
 	assert_non_null(body);
 	for (size_t i = 0; i < len; i++)
 		body[i] = (uint8_t)(n * 31 + i);
-	assert_int_equal(spool_append(sp, &r, loss), 0);
+	int err = spool_append(sp, &r, loss);
+
 	free(body);
+	assert_int_equal(err, 0);
 }
 
 /* Peeks the next record and returns its pattern number (checks every byte). */
@@ -213,6 +217,7 @@ static void flip_byte(const char *path, off_t off)
 	close(fd);
 }
 
+/* A bit flip costs only the record it hits; its samples are counted. */
 static void test_corrupt_middle(void **state)
 {
 	const size_t rec = SPOOL_RECORD_HEADER + 200;
@@ -224,17 +229,22 @@ static void test_corrupt_middle(void **state)
 		append_n(sp, i, 200, &loss);
 	spool_close(sp);
 	segment_file(true, path, sizeof(path));
-	/* a bit flips in the body of record 2: records 1 stays, 2..4 are ignored */
-	flip_byte(path, SPOOL_FILE_HEADER + rec + SPOOL_RECORD_HEADER + 17);
+	flip_byte(path, SPOOL_FILE_HEADER + rec + SPOOL_RECORD_HEADER + 17); /* body of record 2 */
 	sp = open_spool(1 << 20, 0, &loss);
 	assert_int_equal(loss.corrupt_batches, 1);
-	assert_int_equal(spool_pending(sp), 1);
-	assert_int_equal(peek_n(sp), 1);
-	assert_int_equal(spool_ack(sp), 0);
+	assert_int_equal(loss.corrupt_samples, 10);
+	assert_int_equal(spool_pending(sp), 3);
+	assert_int_equal(spool_pending_samples(sp), 30);
+	for (unsigned int want = 1; want <= 4; want += want == 1 ? 2 : 1) {
+		assert_int_equal(peek_n(sp), want);
+		assert_int_equal(spool_ack(sp), 0);
+	}
 	assert_int_equal(spool_peek(sp, &(struct spool_record){ 0 }, &loss), -ENOENT);
+	assert_int_equal(loss.corrupt_batches, 1); /* the known hole is not counted twice */
 	spool_close(sp);
 }
 
+/* A damaged length or magic: the reader finds the next record that checks out. */
 static void test_corrupt_length_and_magic(void **state)
 {
 	const size_t rec = SPOOL_RECORD_HEADER + 64;
@@ -248,13 +258,140 @@ static void test_corrupt_length_and_magic(void **state)
 	segment_file(true, path, sizeof(path));
 	flip_byte(path, SPOOL_FILE_HEADER + rec + 15); /* length of record 2: huge */
 	sp = open_spool(1 << 20, 0, &loss);
-	assert_int_equal(spool_pending(sp), 1);
+	assert_int_equal(spool_pending(sp), 2);
+	assert_int_equal(loss.corrupt_batches, 1);
+	assert_int_equal(loss.corrupt_samples, 0); /* a header with a damaged length is not believed */
 	spool_close(sp);
 	flip_byte(path, SPOOL_FILE_HEADER + 1); /* magic of record 1 */
 	memset(&loss, 0, sizeof(loss));
 	sp = open_spool(1 << 20, 0, &loss);
-	assert_int_equal(spool_pending(sp), 0);
+	assert_int_equal(spool_pending(sp), 1);
+	assert_int_equal(loss.corrupt_batches, 2);
+	assert_int_equal(peek_n(sp), 3);
+	spool_close(sp);
+}
+
+/* A record damaged on disk after the spool read it: found at peek, only it is lost. */
+static void test_corrupt_after_open(void **state)
+{
+	const size_t rec = SPOOL_RECORD_HEADER + 100;
+	struct spool_loss loss = { 0 };
+	struct spool *sp = open_spool(1 << 20, 0, &loss);
+	char path[512];
+
+	for (unsigned int i = 1; i <= 4; i++)
+		append_n(sp, i, 100, &loss);
+	spool_close(sp);
+	sp = open_spool(1 << 20, 0, &loss);
+	assert_int_equal(spool_pending(sp), 4);
+	segment_file(true, path, sizeof(path));
+	flip_byte(path, SPOOL_FILE_HEADER + 2 * rec + SPOOL_RECORD_HEADER + 5); /* body of record 3 */
+	assert_int_equal(peek_n(sp), 1);
+	assert_int_equal(spool_ack(sp), 0);
+	assert_int_equal(peek_n(sp), 2);
+	assert_int_equal(spool_ack(sp), 0);
+	assert_int_equal(spool_peek(sp, &(struct spool_record){ 0 }, &loss), 0); /* finds the damage */
 	assert_int_equal(loss.corrupt_batches, 1);
+	assert_int_equal(loss.corrupt_samples, 10);
+	assert_int_equal(peek_n(sp), 4);
+	assert_int_equal(spool_pending(sp), 1);
+	spool_close(sp);
+}
+
+/* Entries that are not segments are ignored; real segments load once. */
+static void test_stray_entries(void **state)
+{
+	static const char *const strays[] = {
+		"00000000000000AA.spool",  /* uppercase hex */
+		"+000000000000001.spool",  /* a sign sscanf would take */
+		"0x00000000000001.spool",  /* a prefix sscanf would take */
+		"0000000000000001.spool~", /* an editor's backup */
+		"notes.txt",
+	};
+	struct spool_loss loss = { 0 };
+	struct spool *sp = open_spool(1 << 20, 0, &loss);
+	char path[512];
+	FILE *f;
+
+	append_n(sp, 1, 50, &loss);
+	spool_close(sp);
+	for (size_t i = 0; i < sizeof(strays) / sizeof(strays[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, strays[i]);
+		assert_non_null(f = fopen(path, "w"));
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/00000000000000ff.spool", dir); /* a directory */
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/00000000000000fe.spool", dir); /* a dangling link */
+	assert_int_equal(symlink("/nonexistent/memcg_bpf", path), 0);
+	sp = open_spool(1 << 20, 0, &loss);
+	assert_int_equal(loss.corrupt_batches, 0);
+	assert_int_equal(spool_pending(sp), 1);
+	append_n(sp, 2, 50, &loss);
+	assert_int_equal(peek_n(sp), 1);
+	assert_int_equal(spool_ack(sp), 0);
+	assert_int_equal(peek_n(sp), 2);
+	assert_int_equal(spool_ack(sp), 0);
+	assert_int_equal(spool_peek(sp, &(struct spool_record){ 0 }, &loss), -ENOENT);
+	spool_close(sp);
+}
+
+/* A disk of disk_size bytes holding only the test's directory. */
+static off_t disk_size;
+
+static off_t dir_bytes(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	off_t sum = 0;
+	struct stat st;
+	char path[512];
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (de->d_name[0] != '.' && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+			sum += st.st_size;
+	}
+	closedir(d);
+	return sum;
+}
+
+static ssize_t small_disk(int fd, const void *buf, size_t len, off_t off)
+{
+	struct stat st;
+	off_t grows;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	grows = off + (off_t)len > st.st_size ? off + (off_t)len - st.st_size : 0;
+	if (dir_bytes() + grows > disk_size) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return pwrite(fd, buf, len, off);
+}
+
+/* A full disk drops the oldest data, counted, and then the new goes on. */
+static void test_disk_full(void **state)
+{
+	struct spool_opts o = { .dir = dir, .max_bytes = 1 << 20, .segment_bytes = 4096,
+				.write_at = small_disk };
+	struct spool_loss loss = { 0 };
+	struct spool *sp = NULL;
+	unsigned int first = 0;
+
+	disk_size = 16 * 1024;
+	assert_int_equal(spool_open(&o, &sp, &loss), 0);
+	for (unsigned int i = 1; i <= 40; i++) /* 40 x 1040 bytes: far more than 16 KiB */
+		append_n(sp, i, 1000, &loss);
+	assert_true(loss.full_batches > 0);
+	assert_int_equal(loss.full_samples, 10 * loss.full_batches);
+	assert_int_equal(spool_pending(sp) + loss.full_batches, 40);
+	/* what is left is the newest, in order */
+	first = peek_n(sp);
+	assert_int_equal(first, 40 - spool_pending(sp) + 1);
+	assert_true(spool_pending(sp) >= 8); /* 16 KiB hold a dozen 1 KiB records */
+	assert_true(dir_bytes() <= disk_size);
 	spool_close(sp);
 }
 
@@ -430,6 +567,7 @@ int main(void)
 		T(test_corrupt_middle), T(test_corrupt_length_and_magic), T(test_bad_file_header),
 		T(test_cap_eviction),  T(test_too_big_record),  T(test_restart_replay_order),
 		T(test_lock),          T(test_bad_dir),         T(test_scan_buffer),
+		T(test_corrupt_after_open), T(test_stray_entries), T(test_disk_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
