@@ -71,8 +71,8 @@ last_self() {
 	[ -f "$f" ] && tail -n 1 "$f" | cut -d, -f2 || echo 0
 }
 
-spool_files() { # spool_files DIR: segment files in DIR/spool
-	find "$1/spool" -name '*.spool' 2>/dev/null | wc -l
+spool_files() { # spool_files DIR: segment files in DIR/spool (not strays named alike)
+	find "$1/spool" -type f -regex '.*/[0-9a-f]\{16\}\.spool' 2>/dev/null | wc -l
 }
 
 wait_drained() { # wait_drained DIR TIMEOUT_S: no segment file left
