@@ -351,7 +351,10 @@ proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 t_churn_soak() {
 	secs=${VMTEST_SOAK_SECONDS:-130}
 	workers=${VMTEST_SOAK_WORKERS:-4}
-	min_rate=${VMTEST_SOAK_MIN_RATE:-100}
+	# The churn must be real, whatever the host lends the guest: at least
+	# this many cgroups made in the run (~250-330/s on an idle host, 55/s
+	# seen on a loaded one; the rate is reported, not judged).
+	min_made=${VMTEST_SOAK_MIN_MADE:-2000}
 	rss_bound=${VMTEST_SOAK_RSS_KB:-256}
 	cd_rss_bound=${VMTEST_SOAK_CD_RSS_KB:-1536}
 	croot=$CG/vsoak
@@ -441,7 +444,8 @@ t_churn_soak() {
 	fi
 	if [ -n "$died" ]; then why "died during the soak: $died (CLI $spid, collectd ${cdpid:-none})"; return 1; fi
 	if [ $chrc -ne 0 ] || [ -z "$churn_line" ]; then why "churn exit $chrc: $(first_line "$WORK/soak.churn")"; return 1; fi
-	if [ "${rate:-0}" -lt "$min_rate" ]; then why "churn made only ${rate:-0} cgroups/s (< $min_rate)"; return 1; fi
+	made=$(wc -l < "$created")
+	if [ "$made" -lt "$min_made" ]; then why "churn made only $made cgroups (< $min_made; ${rate:-0}/s)"; return 1; fi
 	if [ $src -ne 0 ]; then why "memcg-bpf-sample exit $src: $(grep -v '^sample ' "$WORK/soak.err" | tail -n 1)"; return 1; fi
 	other=$(grep -vE '^sample [0-9]+: |^memcg_bpf plugin: backend bpf' "$WORK/soak.err" | head -n 1)
 	if [ -n "$other" ]; then why "memcg-bpf-sample stderr: $(echo "$other" | cut -c 1-200)"; return 1; fi
