@@ -154,7 +154,6 @@ static enum attempt_result attempt(struct sender *s, const struct payload *p, un
 		s->stats.batches_sent++;
 		s->stats.samples_sent += p->nr_samples;
 		s->stats.bytes_sent += p->len;
-		s->stats.raw_bytes_sent += p->raw_len;
 		s->stats.last_latency_s = r.seconds;
 		pthread_mutex_unlock(&s->lock);
 		s->last_logged_status = 0;
@@ -219,14 +218,6 @@ static enum compression compression_for(const struct sender *s, enum wire_format
 	return compression_effective(f, s->cfg.compression);
 }
 
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void fall_back(struct sender *s)
 {
 	s->format = WIRE_REMOTE_WRITE;
@@ -281,10 +272,6 @@ static void to_spool(struct sender *s, const struct payload *p)
 		mb_err("spool %s: cannot write a request of %zu samples (%s); dropped", s->cfg.spool_dir,
 		       p->nr_samples, strerror(-err));
 		count_drop(s, DROP_SPOOL_ERROR, p->nr_samples);
-	} else {
-		pthread_mutex_lock(&s->lock);
-		s->stats.spooled++;
-		pthread_mutex_unlock(&s->lock);
 	}
 	spool_counts(s, &loss);
 }
@@ -315,12 +302,9 @@ static void process(struct sender *s, const struct snapshot *snap);
 
 static void process_one(struct sender *s, struct snapshot *snap)
 {
-	double t0 = thread_cpu();
-
 	process(s, snap);
 	snapshot_free(snap);
 	pthread_mutex_lock(&s->lock);
-	s->stats.cpu_s += thread_cpu() - t0;
 	s->stats.intervals++;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -379,9 +363,6 @@ static void replay(struct sender *s, double deadline)
 			s->retry_at = now_mono() + delay;
 			goto out;
 		case ATTEMPT_OK:
-			pthread_mutex_lock(&s->lock);
-			s->stats.replayed++;
-			pthread_mutex_unlock(&s->lock);
 			s->spool_attempt = 0;
 			/* fall through */
 		case ATTEMPT_REJECTED:

@@ -59,18 +59,14 @@ struct sender_stats {
 	uint64_t samples_sent;      /* series values, stale markers and self metrics included */
 	uint64_t retries;
 	uint64_t bytes_sent;        /* request bodies as sent (compressed) */
-	uint64_t raw_bytes_sent;    /* the same requests before compression */
 	uint64_t dropped_batches[DROP_NR];
 	uint64_t dropped_samples[DROP_NR];
 	uint64_t fallbacks;         /* remote write 2.0 -> 1.0 switches */
 	double last_latency_s;      /* of the last successful request */
-	double cpu_s;               /* the thread's CPU time building, encoding and sending */
 	uint64_t intervals;         /* snapshots processed */
 	size_t queued;
 	uint64_t spool_batches;     /* requests waiting on disk */
 	uint64_t spool_bytes;       /* their segments' size */
-	uint64_t spooled;           /* requests written to the spool */
-	uint64_t replayed;          /* requests sent from the spool */
 	enum wire_format format;    /* the format in use now */
 };
 
