@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 #include "sampling/sampler.h"
 #include "sampling/stat_catalog.h"
@@ -169,7 +170,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		mb_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	err = stat_parse_list(stats, o->stats, sizeof(o->stats) / sizeof(o->stats[0]),
+	err = stat_parse_list(stats, o->stats, ARRAY_SIZE(o->stats),
 			      &o->sampler.nr_stats);
 	if (err)
 		return err;

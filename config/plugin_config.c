@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 #include "series/metric_names.h"
 
@@ -207,7 +208,7 @@ static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg
 		       v[0].string);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
 		if (strcmp(v[0].string, reserved[i]) == 0) {
 			mb_err("%s \"%s\": the plugin sets this label itself", key, v[0].string);
 			return -EINVAL;
@@ -393,7 +394,7 @@ static const struct cfg_key keys[] = {
 	{ "SpoolMaxBytes", SHAPE_NUMBER, set_spool_max_bytes },
 };
 
-#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+#define NR_KEYS (ARRAY_SIZE(keys))
 
 const char *plugin_config_keys(void)
 {

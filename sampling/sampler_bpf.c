@@ -24,6 +24,7 @@
 #include "bpf/memcg_sample.h"
 #include "bpf/memcg_sample.skel.h"
 
+#include "base/macros.h"
 #include "sampling/btf_enums.h"
 #include "sampling/cgroup_index.h"
 #include "base/log.h"
@@ -119,7 +120,7 @@ static int check_kernel(struct btf **btf_out, char *why, size_t why_len)
 			 strerror(errno));
 		return -EOPNOTSUPP;
 	}
-	for (i = 0; i < sizeof(required_kfuncs) / sizeof(required_kfuncs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(required_kfuncs); i++) {
 		if (!btf_has_func(btf, required_kfuncs[i])) {
 			snprintf(why, why_len, "kernel lacks kfunc %s (memcg kfuncs need Linux >= 7.0)",
 				 required_kfuncs[i]);
@@ -152,7 +153,7 @@ static int resolve_constant(const struct btf *btf, const char *name, __u32 *kind
 	int64_t value;
 	size_t i;
 
-	for (i = 0; i < sizeof(read_enums) / sizeof(read_enums[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(read_enums); i++) {
 		if (btf_enum_value(btf, read_enums[i].enum_name, name, &value) == 0) {
 			*kind = read_enums[i].kind;
 			*index = (__u32)value;

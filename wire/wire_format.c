@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "base/macros.h"
+
 static const char *const format_names[] = {
 	[WIRE_REMOTE_WRITE] = "remote_write",
 	[WIRE_REMOTE_WRITE_V2] = "remote_write_v2",
@@ -18,12 +20,12 @@ static const char *const compression_names[] = {
 
 const char *wire_format_name(enum wire_format f)
 {
-	return (unsigned)f < sizeof(format_names) / sizeof(format_names[0]) ? format_names[f] : "?";
+	return (unsigned)f < ARRAY_SIZE(format_names) ? format_names[f] : "?";
 }
 
 int wire_format_parse(const char *s, enum wire_format *out)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(format_names); i++)
 		if (strcasecmp(s, format_names[i]) == 0) {
 			*out = (enum wire_format)i;
 			return 0;
@@ -33,12 +35,12 @@ int wire_format_parse(const char *s, enum wire_format *out)
 
 const char *compression_name(enum compression c)
 {
-	return (unsigned)c < sizeof(compression_names) / sizeof(compression_names[0]) ? compression_names[c] : "?";
+	return (unsigned)c < ARRAY_SIZE(compression_names) ? compression_names[c] : "?";
 }
 
 int compression_parse(const char *s, enum compression *out)
 {
-	for (size_t i = 0; i < sizeof(compression_names) / sizeof(compression_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(compression_names); i++)
 		if (strcasecmp(s, compression_names[i]) == 0) {
 			*out = (enum compression)i;
 			return 0;
