@@ -22,4 +22,29 @@ int name_parse(const char *const *names, size_t n, const char *s);
 #define NAME_OF(names, value) name_of((names), ARRAY_SIZE(names), (value))
 #define NAME_PARSE(names, s) name_parse((names), ARRAY_SIZE(names), (s))
 
+/*
+ * Defines the pair for an enum, as systemd's string-table macros do:
+ *   const char *PREFIX_name(TYPE value);              "?" for no name
+ *   int PREFIX_parse(const char *s, TYPE *out);       0, or -EINVAL
+ * e.g. DEFINE_NAME_TABLE(wire_format, enum wire_format, format_names).
+ */
+#define DEFINE_NAME_OF(prefix, type, names)                                                   \
+	const char *prefix##_name(type value)                                                 \
+	{                                                                                     \
+		return NAME_OF(names, value);                                                 \
+	}
+#define DEFINE_NAME_PARSE(prefix, type, names)                                                \
+	int prefix##_parse(const char *s, type *out)                                          \
+	{                                                                                     \
+		int i = NAME_PARSE(names, s);                                                 \
+                                                                                              \
+		if (i < 0)                                                                    \
+			return i;                                                             \
+		*out = (type)i;                                                               \
+		return 0;                                                                     \
+	}
+#define DEFINE_NAME_TABLE(prefix, type, names)                                                \
+	DEFINE_NAME_OF(prefix, type, names)                                                   \
+	DEFINE_NAME_PARSE(prefix, type, names)
+
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/macros.h"
+#include "base/name_table.h"
 #include "base/log.h"
 #include "series/metric_names.h"
 
@@ -427,32 +427,28 @@ int plugin_config_init(struct plugin_config *c)
 	return 0;
 }
 
+static const char *const type_names[] = {
+	[CFG_STRING] = "a string",
+	[CFG_NUMBER] = "a number",
+	[CFG_BOOLEAN] = "a boolean",
+};
+
 static const char *type_name(enum cfg_value_type t)
 {
-	switch (t) {
-	case CFG_STRING:
-		return "a string";
-	case CFG_NUMBER:
-		return "a number";
-	case CFG_BOOLEAN:
-		return "a boolean";
-	}
-	return "?";
+	return NAME_OF(type_names, t);
 }
 
 static int parse_bool_string(const char *s, bool *out)
 {
 	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
 
-	for (size_t i = 0; i < 3; i++) {
-		if (strcasecmp(s, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcasecmp(s, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
+	if (NAME_PARSE(yes, s) >= 0) {
+		*out = true;
+		return 0;
+	}
+	if (NAME_PARSE(no, s) >= 0) {
+		*out = false;
+		return 0;
 	}
 	return -EINVAL;
 }

@@ -198,7 +198,7 @@ static bool row_selected(const struct mb_instance *inst, const struct sample_row
 static void dispatch_self(struct mb_instance *inst, bool sampled, size_t selected, size_t values)
 {
 	const struct sample_table *t = &inst->table;
-	const char *backend = sampler_backend_name(inst->sampler);
+	const char *backend = sampler_backend_name(sampler_backend_used(inst->sampler));
 
 	sstrncpy(inst->vl.plugin_instance, INSTANCE_NAME_SELF, sizeof(inst->vl.plugin_instance));
 	if (!sampled)
@@ -315,8 +315,7 @@ static int mb_init(void)
 	if (err)
 		goto clear_context;
 	plugin_config_sampler_opts(&inst->cfg, &opts);
-	snprintf(log_context, sizeof(log_context), "Backend \"%s\"",
-		 opts.backend == SAMPLER_BPF ? "bpf" : opts.backend == SAMPLER_TEXT ? "text" : "auto");
+	snprintf(log_context, sizeof(log_context), "Backend \"%s\"", sampler_backend_name(opts.backend));
 	err = sampler_open(&opts, &inst->sampler);
 	if (err)
 		goto clear_context;
@@ -367,7 +366,7 @@ static int mb_init(void)
 	}
 	initialised = true;
 	INFO(MB_LOG_PREFIX "sampling %s with the %s backend", inst->cfg.cgroup_root,
-	     sampler_backend_name(inst->sampler));
+	     sampler_backend_name(sampler_backend_used(inst->sampler)));
 	return 0;
 
 clear_context:

@@ -18,6 +18,23 @@ static const char *const colour_names[] = {
 	[BLUE] = "blue", /* UNNAMED stays NULL */
 };
 
+/* the pair DEFINE_NAME_TABLE writes */
+const char *colour_name(enum colour value);
+int colour_parse(const char *s, enum colour *out);
+DEFINE_NAME_TABLE(colour, enum colour, colour_names)
+
+static void test_defined_pair(void **state)
+{
+	enum colour c = RED;
+
+	assert_string_equal(colour_name(GREEN), "green");
+	assert_string_equal(colour_name(UNNAMED), "?");
+	assert_int_equal(colour_parse("Blue", &c), 0);
+	assert_int_equal(c, BLUE);
+	assert_int_equal(colour_parse("purple", &c), -EINVAL);
+	assert_int_equal(c, BLUE); /* untouched on failure */
+}
+
 static void test_name_of_gives_the_name(void **state)
 {
 	assert_string_equal(NAME_OF(colour_names, RED), "red");
@@ -76,6 +93,7 @@ int main(void)
 		cmocka_unit_test(test_parse_ignores_case),
 		cmocka_unit_test(test_parse_refuses_unknown_names),
 		cmocka_unit_test(test_both_ways_agree),
+		cmocka_unit_test(test_defined_pair),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
