@@ -135,12 +135,6 @@ enum sampler_backend sampler_backend_used(const struct sampler *s)
 	return s->backend;
 }
 
-const struct stat_def *const *sampler_stats(const struct sampler *s, size_t *count)
-{
-	*count = s->nr_stats;
-	return s->stats;
-}
-
 void sampler_close(struct sampler *s)
 {
 	if (!s)

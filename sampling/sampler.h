@@ -41,8 +41,6 @@ int sampler_sample(struct sampler *s, struct sample_table *t);
 void sampler_table_init(const struct sampler *s, struct sample_table *t);
 /* SAMPLER_BPF or SAMPLER_TEXT: the backend that runs. */
 enum sampler_backend sampler_backend_used(const struct sampler *s);
-/* The stats actually sampled (requested minus those the kernel lacks). */
-const struct stat_def *const *sampler_stats(const struct sampler *s, size_t *count);
 void sampler_close(struct sampler *s);
 
 /* "auto", "bpf", "text" (base/name_table.h: any case); "?" for no backend. */
