@@ -69,6 +69,8 @@ struct bpf_backend {
 	unsigned int nr_reads;
 	struct bpf_column *columns;
 	struct cgroup_index *index;
+	libbpf_print_fn_t previous_print; /* libbpf's printer before bpf_open() */
+	bool print_set;
 };
 
 static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -325,7 +327,14 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	struct bpf_backend *b;
 	int err;
 
-	libbpf_set_print(libbpf_to_log);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->root_fd = -1;
+	s->priv = b;
+	/* process-wide: bpf_close() gives the previous printer back */
+	b->previous_print = libbpf_set_print(libbpf_to_log);
+	b->print_set = true;
 	err = check_kernel(&btf, why, why_len);
 	if (err)
 		return err;
@@ -338,14 +347,6 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	err = check_caps(why, why_len);
 	if (err)
 		goto free_btf;
-
-	b = calloc(1, sizeof(*b));
-	if (!b) {
-		err = -ENOMEM;
-		goto free_btf;
-	}
-	b->root_fd = -1;
-	s->priv = b;
 	err = resolve_stats(s, b, btf);
 	if (err)
 		goto free_btf;
@@ -491,6 +492,8 @@ static void bpf_close(struct sampler *s)
 	if (b->root_fd >= 0)
 		close(b->root_fd);
 	free(b->columns);
+	if (b->print_set)
+		libbpf_set_print(b->previous_print);
 	free(b);
 	s->priv = NULL;
 }
