@@ -13,12 +13,18 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "base/name_table.h"
 #include "base/log.h"
 #include "cli/path_escape.h"
 #include "sampling/sampler.h"
 #include "sampling/stat_catalog.h"
 
 enum output_format { FORMAT_TABLE, FORMAT_JSON };
+
+static const char *const output_format_names[] = {
+	[FORMAT_TABLE] = "table",
+	[FORMAT_JSON] = "json",
+};
 
 struct cli_opts {
 	struct sampler_opts sampler;
@@ -143,14 +149,12 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 			}
 			break;
 		case 'f':
-			if (strcmp(optarg, "table") == 0)
-				o->format = FORMAT_TABLE;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = FORMAT_JSON;
-			else {
+			err = NAME_PARSE(output_format_names, optarg);
+			if (err < 0) {
 				mb_err("--format: '%s' is not one of table, json", optarg);
 				return -EINVAL;
 			}
+			o->format = (enum output_format)err;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -170,7 +174,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		mb_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	err = stat_parse_list(stats, o->stats, sizeof(o->stats) / sizeof(o->stats[0]),
+	err = stat_parse_list(stats, o->stats, ARRAY_SIZE(o->stats),
 			      &o->sampler.nr_stats);
 	if (err)
 		return err;
@@ -304,13 +308,13 @@ int main(int argc, char **argv)
 		if (err)
 			break;
 		if (o.format == FORMAT_JSON)
-			print_json(&table, n, sampler_backend_name(s));
+			print_json(&table, n, sampler_backend_name(sampler_backend_used(s)));
 		else
 			print_table(&table);
 		fflush(stdout);
 		if (!o.quiet)
 			fprintf(stderr, "sample %ld: backend=%s cgroups=%zu skipped=%u duration_us=%llu\n", n,
-				sampler_backend_name(s), table.nr_rows, table.skipped,
+				sampler_backend_name(sampler_backend_used(s)), table.nr_rows, table.skipped,
 				(unsigned long long)(table.duration_ns / 1000));
 	}
 	sample_table_free(&table);

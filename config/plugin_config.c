@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/name_table.h"
 #include "base/log.h"
 #include "series/metric_names.h"
 
@@ -207,7 +208,7 @@ static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg
 		       v[0].string);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
 		if (strcmp(v[0].string, reserved[i]) == 0) {
 			mb_err("%s \"%s\": the plugin sets this label itself", key, v[0].string);
 			return -EINVAL;
@@ -393,7 +394,7 @@ static const struct cfg_key keys[] = {
 	{ "SpoolMaxBytes", SHAPE_NUMBER, set_spool_max_bytes },
 };
 
-#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+#define NR_KEYS (ARRAY_SIZE(keys))
 
 const char *plugin_config_keys(void)
 {
@@ -426,32 +427,28 @@ int plugin_config_init(struct plugin_config *c)
 	return 0;
 }
 
+static const char *const type_names[] = {
+	[CFG_STRING] = "a string",
+	[CFG_NUMBER] = "a number",
+	[CFG_BOOLEAN] = "a boolean",
+};
+
 static const char *type_name(enum cfg_value_type t)
 {
-	switch (t) {
-	case CFG_STRING:
-		return "a string";
-	case CFG_NUMBER:
-		return "a number";
-	case CFG_BOOLEAN:
-		return "a boolean";
-	}
-	return "?";
+	return NAME_OF(type_names, t);
 }
 
 static int parse_bool_string(const char *s, bool *out)
 {
 	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
 
-	for (size_t i = 0; i < 3; i++) {
-		if (strcasecmp(s, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcasecmp(s, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
+	if (NAME_PARSE(yes, s) >= 0) {
+		*out = true;
+		return 0;
+	}
+	if (NAME_PARSE(no, s) >= 0) {
+		*out = false;
+		return 0;
 	}
 	return -EINVAL;
 }

@@ -8,7 +8,8 @@
  *              per interval) and registers the read callback with interval 0,
  *              so collectd applies the <LoadPlugin> or global Interval.
  *   read     - one sample; one value list per stat of every selected cgroup,
- *              plus the plugin's observations of itself; with a URL, a copy
+ *              plus the plugin's observations of itself (one table for
+ *              collectd and the wire: series/self_metrics.h); with a URL, a copy
  *              of the selected rows goes to the sender thread (sender.h),
  *              which ships it; read never waits on the network.
  *   shutdown - the read callback's user data owns everything and collectd
@@ -30,9 +31,11 @@
 #include "config/plugin_config.h"
 #include "sampling/sample_table.h"
 #include "sampling/sampler.h"
+#include "series/self_metrics.h"
 #ifdef MEMCG_BPF_HAVE_SENDER
 #include <curl/curl.h>
 
+#include "plugin/sender_self_values.h"
 #include "sending/sender.h"
 #include "series/snapshot.h"
 #endif
@@ -195,44 +198,51 @@ static bool row_selected(const struct mb_instance *inst, const struct sample_row
 	return cgroup_filter_selected(inst->cfg.filter, row->path);
 }
 
-static void dispatch_self(struct mb_instance *inst, bool sampled, size_t selected, size_t values)
+/* The self values of this interval: from the table when @sampled, else the counters only. */
+static void self_values_fill(struct mb_instance *inst, bool sampled, size_t selected, size_t values,
+			     struct self_values *v)
 {
 	const struct sample_table *t = &inst->table;
-	const char *backend = sampler_backend_name(inst->sampler);
 
-	sstrncpy(inst->vl.plugin_instance, INSTANCE_NAME_SELF, sizeof(inst->vl.plugin_instance));
-	if (!sampled)
-		inst->vl.time = cdtime();
+	memset(v, 0, sizeof(*v));
+	v->sampled = sampled;
 	if (sampled) {
-		dispatch_one(inst, "count", "cgroups_seen", DS_TYPE_GAUGE, (double)t->nr_rows, 0);
-		dispatch_one(inst, "count", "cgroups_selected", DS_TYPE_GAUGE, (double)selected, 0);
-		dispatch_one(inst, "count", "cgroups_skipped", DS_TYPE_GAUGE, (double)t->skipped, 0);
-		dispatch_one(inst, "count", "values_dispatched", DS_TYPE_GAUGE, (double)values, 0);
-		dispatch_one(inst, "duration", "sample", DS_TYPE_GAUGE, (double)t->duration_ns / 1e9, 0);
+		v->cgroups_seen = t->nr_rows;
+		v->cgroups_selected = selected;
+		v->cgroups_skipped = t->skipped;
+		v->values_dispatched = values;
+		v->sample_s = (double)t->duration_ns / 1e9;
 	}
-	dispatch_one(inst, "derive", "sample_errors", DS_TYPE_DERIVE, 0, inst->sample_errors);
-	dispatch_one(inst, "gauge", "backend-bpf", DS_TYPE_GAUGE, strcmp(backend, "bpf") == 0, 0);
-	dispatch_one(inst, "gauge", "backend-text", DS_TYPE_GAUGE, strcmp(backend, "text") == 0, 0);
+	v->sample_errors = (uint64_t)inst->sample_errors;
+	v->backend = sampler_backend_used(inst->sampler);
 #ifdef MEMCG_BPF_HAVE_SENDER
 	if (inst->sender) {
 		struct sender_stats st;
-		char ti[DATA_MAX_NAME_LEN];
 
 		sender_get_stats(inst->sender, &st);
-		dispatch_one(inst, "derive", "sender_batches_sent", DS_TYPE_DERIVE, 0, (derive_t)st.batches_sent);
-		dispatch_one(inst, "derive", "sender_samples_sent", DS_TYPE_DERIVE, 0, (derive_t)st.samples_sent);
-		dispatch_one(inst, "derive", "sender_retries", DS_TYPE_DERIVE, 0, (derive_t)st.retries);
-		dispatch_one(inst, "derive", "sender_bytes_sent", DS_TYPE_DERIVE, 0, (derive_t)st.bytes_sent);
-		for (int r = 0; r < DROP_NR; r++) {
-			snprintf(ti, sizeof(ti), "sender_dropped_batches-%s", drop_reason_name(r));
-			dispatch_one(inst, "derive", ti, DS_TYPE_DERIVE, 0, (derive_t)st.dropped_batches[r]);
-			snprintf(ti, sizeof(ti), "sender_dropped_samples-%s", drop_reason_name(r));
-			dispatch_one(inst, "derive", ti, DS_TYPE_DERIVE, 0, (derive_t)st.dropped_samples[r]);
-		}
-		dispatch_one(inst, "duration", "sender_last_send_latency", DS_TYPE_GAUGE, st.last_latency_s, 0);
-		dispatch_one(inst, "count", "sender_queue_length", DS_TYPE_GAUGE, (double)st.queued, 0);
+		self_values_from_sender(v, &st);
 	}
 #endif
+}
+
+static void dispatch_self_metric(const struct self_metric_def *m, const char *reason, double value, void *arg)
+{
+	char type_instance[DATA_MAX_NAME_LEN];
+
+	if (reason)
+		snprintf(type_instance, sizeof(type_instance), "%s-%s", m->type_instance, reason);
+	else
+		sstrncpy(type_instance, m->type_instance, sizeof(type_instance));
+	dispatch_one(arg, m->type, type_instance, m->counter ? DS_TYPE_DERIVE : DS_TYPE_GAUGE, value,
+		     (derive_t)value);
+}
+
+static void dispatch_self(struct mb_instance *inst, const struct self_values *v)
+{
+	sstrncpy(inst->vl.plugin_instance, INSTANCE_NAME_SELF, sizeof(inst->vl.plugin_instance));
+	if (!v->sampled)
+		inst->vl.time = cdtime();
+	self_metrics_each(v, dispatch_self_metric, inst);
 }
 
 #ifdef MEMCG_BPF_HAVE_SENDER
@@ -241,18 +251,16 @@ static bool snapshot_keep(const struct sample_row *row, void *arg)
 	return row_selected(arg, row);
 }
 
-/* Hands a copy of the selected rows to the sender thread; never blocks. */
-static void ship(struct mb_instance *inst)
+/* Hands a copy of the selected rows and the self values to the sender thread; never blocks. */
+static void ship(struct mb_instance *inst, const struct self_values *v)
 {
-	struct sender_stats st;
 	struct snapshot *snap;
 
 	if (snapshot_from_table(&inst->table, snapshot_keep, inst, &snap)) {
 		ERROR(MB_LOG_PREFIX "out of memory copying an interval for the sender");
 		return;
 	}
-	sender_get_stats(inst->sender, &st);
-	sender_self_metrics(&st, snap);
+	self_metrics_to_snapshot(v, snap);
 	sender_submit(inst->sender, snap);
 }
 #endif
@@ -261,13 +269,16 @@ static int mb_read(user_data_t *ud)
 {
 	struct mb_instance *inst = ud->data;
 	size_t selected = 0, values = 0;
+	struct self_values self;
 	int err;
 
 	err = sampler_sample(inst->sampler, &inst->table);
 	if (err) {
 		inst->sample_errors++;
-		if (inst->cfg.report_self)
-			dispatch_self(inst, false, 0, 0);
+		if (inst->cfg.report_self) {
+			self_values_fill(inst, false, 0, 0, &self);
+			dispatch_self(inst, &self);
+		}
 		return -1;
 	}
 	inst->vl.time = NS_TO_CDTIME_T(inst->table.timestamp_ns);
@@ -280,11 +291,12 @@ static int mb_read(user_data_t *ud)
 		if (inst->cfg.dispatch_values)
 			values += dispatch_row(inst, row);
 	}
+	self_values_fill(inst, true, selected, values, &self);
 	if (inst->cfg.report_self)
-		dispatch_self(inst, true, selected, values);
+		dispatch_self(inst, &self);
 #ifdef MEMCG_BPF_HAVE_SENDER
 	if (inst->sender)
-		ship(inst);
+		ship(inst, &self);
 #endif
 	return 0;
 }
@@ -315,8 +327,7 @@ static int mb_init(void)
 	if (err)
 		goto clear_context;
 	plugin_config_sampler_opts(&inst->cfg, &opts);
-	snprintf(log_context, sizeof(log_context), "Backend \"%s\"",
-		 opts.backend == SAMPLER_BPF ? "bpf" : opts.backend == SAMPLER_TEXT ? "text" : "auto");
+	snprintf(log_context, sizeof(log_context), "Backend \"%s\"", sampler_backend_name(opts.backend));
 	err = sampler_open(&opts, &inst->sampler);
 	if (err)
 		goto clear_context;
@@ -367,7 +378,7 @@ static int mb_init(void)
 	}
 	initialised = true;
 	INFO(MB_LOG_PREFIX "sampling %s with the %s backend", inst->cfg.cgroup_root,
-	     sampler_backend_name(inst->sampler));
+	     sampler_backend_name(sampler_backend_used(inst->sampler)));
 	return 0;
 
 clear_context:

@@ -15,6 +15,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 
 /*
@@ -89,7 +90,7 @@ int cgroup_mount_resolve(const char *root, struct cgroup_mount *out)
 		mb_err("cgroup root is empty");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
 		int e;
 
 		tried[i][0] = '\0';

@@ -8,20 +8,16 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/name_table.h"
 #include "sampling/sampler_backend.h"
 
-int sampler_backend_parse(const char *name, enum sampler_backend *out)
-{
-	if (strcmp(name, "auto") == 0)
-		*out = SAMPLER_AUTO;
-	else if (strcmp(name, "bpf") == 0)
-		*out = SAMPLER_BPF;
-	else if (strcmp(name, "text") == 0)
-		*out = SAMPLER_TEXT;
-	else
-		return -EINVAL;
-	return 0;
-}
+static const char *const backend_names[] = {
+	[SAMPLER_AUTO] = "auto",
+	[SAMPLER_BPF] = "bpf",
+	[SAMPLER_TEXT] = "text",
+};
+
+DEFINE_NAME_TABLE(sampler_backend, enum sampler_backend, backend_names)
 
 int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
 {
@@ -35,8 +31,8 @@ int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
 	return 0;
 }
 
-/* Runs @ops->open on a fresh copy of the requested stats. */
-static int try_backend(struct sampler *s, const struct sampler_backend_ops *ops,
+/* Runs @ops->open (backend @backend) on a fresh copy of the requested stats. */
+static int try_backend(struct sampler *s, enum sampler_backend backend, const struct sampler_backend_ops *ops,
 		       const struct sampler_opts *opts, char *why, size_t why_len)
 {
 	int err;
@@ -45,6 +41,7 @@ static int try_backend(struct sampler *s, const struct sampler_backend_ops *ops,
 		memcpy(s->stats, opts->stats, opts->nr_stats * sizeof(s->stats[0]));
 	s->nr_stats = opts->nr_stats;
 	s->ops = ops;
+	s->backend = backend;
 	why[0] = '\0';
 	err = ops->open(s, why, why_len);
 	if (err) {
@@ -61,12 +58,12 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 	int err;
 
 	if (opts->backend == SAMPLER_TEXT) {
-		err = try_backend(s, &sampler_text_ops, opts, text_why, sizeof(text_why));
+		err = try_backend(s, SAMPLER_TEXT, &sampler_text_ops, opts, text_why, sizeof(text_why));
 		if (!err)
 			mb_notice("backend text: selected by configuration");
 		return err;
 	}
-	err = try_backend(s, &sampler_bpf_ops, opts, bpf_why, sizeof(bpf_why));
+	err = try_backend(s, SAMPLER_BPF, &sampler_bpf_ops, opts, bpf_why, sizeof(bpf_why));
 	if (!err) {
 		mb_notice("backend bpf: %s", bpf_why[0] ? bpf_why : "kernel has the memcg kfuncs");
 		return 0;
@@ -77,7 +74,7 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 	}
 	if (!bpf_why[0])
 		snprintf(bpf_why, sizeof(bpf_why), "the bpf backend failed to load (%s)", strerror(-err));
-	err = try_backend(s, &sampler_text_ops, opts, text_why, sizeof(text_why));
+	err = try_backend(s, SAMPLER_TEXT, &sampler_text_ops, opts, text_why, sizeof(text_why));
 	if (!err)
 		mb_notice("backend text: %s", bpf_why);
 	return err;
@@ -133,15 +130,9 @@ int sampler_sample(struct sampler *s, struct sample_table *t)
 	return s->ops->sample(s, t);
 }
 
-const char *sampler_backend_name(const struct sampler *s)
+enum sampler_backend sampler_backend_used(const struct sampler *s)
 {
-	return s->ops->name;
-}
-
-const struct stat_def *const *sampler_stats(const struct sampler *s, size_t *count)
-{
-	*count = s->nr_stats;
-	return s->stats;
+	return s->backend;
 }
 
 void sampler_close(struct sampler *s)

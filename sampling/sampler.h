@@ -39,11 +39,12 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out);
 int sampler_sample(struct sampler *s, struct sample_table *t);
 /* Initialises @t with the columns this sampler produces. */
 void sampler_table_init(const struct sampler *s, struct sample_table *t);
-const char *sampler_backend_name(const struct sampler *s);
-/* The stats actually sampled (requested minus those the kernel lacks). */
-const struct stat_def *const *sampler_stats(const struct sampler *s, size_t *count);
+/* SAMPLER_BPF or SAMPLER_TEXT: the backend that runs. */
+enum sampler_backend sampler_backend_used(const struct sampler *s);
 void sampler_close(struct sampler *s);
 
-int sampler_backend_parse(const char *name, enum sampler_backend *out);
+/* "auto", "bpf", "text" (base/name_table.h: any case); "?" for no backend. */
+const char *sampler_backend_name(enum sampler_backend b);
+int sampler_backend_parse(const char *s, enum sampler_backend *out);
 
 #endif

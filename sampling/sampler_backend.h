@@ -25,6 +25,7 @@ struct sampler_backend_ops {
 
 struct sampler {
 	const struct sampler_backend_ops *ops;
+	enum sampler_backend backend; /* which one ops is: SAMPLER_BPF or SAMPLER_TEXT */
 	void *priv;
 	struct cgroup_mount mount;
 	int max_depth;

@@ -24,6 +24,7 @@
 #include "bpf/memcg_sample.h"
 #include "bpf/memcg_sample.skel.h"
 
+#include "base/macros.h"
 #include "sampling/btf_enums.h"
 #include "sampling/cgroup_index.h"
 #include "base/log.h"
@@ -68,6 +69,8 @@ struct bpf_backend {
 	unsigned int nr_reads;
 	struct bpf_column *columns;
 	struct cgroup_index *index;
+	libbpf_print_fn_t previous_print; /* libbpf's printer before bpf_open() */
+	bool print_set;
 };
 
 static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -119,7 +122,7 @@ static int check_kernel(struct btf **btf_out, char *why, size_t why_len)
 			 strerror(errno));
 		return -EOPNOTSUPP;
 	}
-	for (i = 0; i < sizeof(required_kfuncs) / sizeof(required_kfuncs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(required_kfuncs); i++) {
 		if (!btf_has_func(btf, required_kfuncs[i])) {
 			snprintf(why, why_len, "kernel lacks kfunc %s (memcg kfuncs need Linux >= 7.0)",
 				 required_kfuncs[i]);
@@ -152,7 +155,7 @@ static int resolve_constant(const struct btf *btf, const char *name, __u32 *kind
 	int64_t value;
 	size_t i;
 
-	for (i = 0; i < sizeof(read_enums) / sizeof(read_enums[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(read_enums); i++) {
 		if (btf_enum_value(btf, read_enums[i].enum_name, name, &value) == 0) {
 			*kind = read_enums[i].kind;
 			*index = (__u32)value;
@@ -324,7 +327,14 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	struct bpf_backend *b;
 	int err;
 
-	libbpf_set_print(libbpf_to_log);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->root_fd = -1;
+	s->priv = b;
+	/* process-wide: bpf_close() gives the previous printer back */
+	b->previous_print = libbpf_set_print(libbpf_to_log);
+	b->print_set = true;
 	err = check_kernel(&btf, why, why_len);
 	if (err)
 		return err;
@@ -337,14 +347,6 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	err = check_caps(why, why_len);
 	if (err)
 		goto free_btf;
-
-	b = calloc(1, sizeof(*b));
-	if (!b) {
-		err = -ENOMEM;
-		goto free_btf;
-	}
-	b->root_fd = -1;
-	s->priv = b;
 	err = resolve_stats(s, b, btf);
 	if (err)
 		goto free_btf;
@@ -490,6 +492,8 @@ static void bpf_close(struct sampler *s)
 	if (b->root_fd >= 0)
 		close(b->root_fd);
 	free(b->columns);
+	if (b->print_set)
+		libbpf_set_print(b->previous_print);
 	free(b);
 	s->priv = NULL;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 
 #define PAGES(n, v1, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_BYTES, \
@@ -110,7 +111,7 @@ static const struct stat_def catalog[] = {
 	MEMORY_EVENT("sock_throttled", NULL, "MEMCG_SOCK_THROTTLED"),
 };
 
-#define CATALOG_SIZE (sizeof(catalog) / sizeof(catalog[0]))
+#define CATALOG_SIZE (ARRAY_SIZE(catalog))
 
 const char *const STAT_DEFAULT_LIST =
 	"anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,"

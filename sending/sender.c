@@ -349,24 +349,6 @@ void sender_get_stats(struct sender *s, struct sender_stats *out)
 	out->queued = send_queue_length(s->queue);
 }
 
-void sender_self_metrics(const struct sender_stats *st, struct snapshot *snap)
-{
-	snapshot_add_self(snap, "memcg_bpf_sender_batches_sent_total", NULL, (double)st->batches_sent, true);
-	snapshot_add_self(snap, "memcg_bpf_sender_samples_sent_total", NULL, (double)st->samples_sent, true);
-	snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, (double)st->retries, true);
-	snapshot_add_self(snap, "memcg_bpf_sender_bytes_sent_total", NULL, (double)st->bytes_sent, true);
-	for (int r = 0; r < DROP_NR; r++) {
-		snapshot_add_self(snap, "memcg_bpf_sender_dropped_batches_total", drop_names[r],
-				  (double)st->dropped_batches[r], true);
-		snapshot_add_self(snap, "memcg_bpf_sender_dropped_samples_total", drop_names[r],
-				  (double)st->dropped_samples[r], true);
-	}
-	snapshot_add_self(snap, "memcg_bpf_sender_last_send_latency_seconds", NULL, st->last_latency_s, false);
-	snapshot_add_self(snap, "memcg_bpf_sender_queue_length", NULL, (double)st->queued, false);
-	snapshot_add_self(snap, "memcg_bpf_sender_spool_batches", NULL, (double)st->spool_batches, false);
-	snapshot_add_self(snap, "memcg_bpf_sender_spool_bytes", NULL, (double)st->spool_bytes, false);
-}
-
 void sender_stop(struct sender *s)
 {
 	if (!s)

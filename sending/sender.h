@@ -41,8 +41,6 @@ int sender_start(const struct sender_config *c, struct sender **out);
 /* Takes @snap (ownership); never blocks on the network. */
 void sender_submit(struct sender *s, struct snapshot *snap);
 void sender_get_stats(struct sender *s, struct sender_stats *out);
-/* Appends the memcg_bpf_sender_* self metrics of @st to @snap. */
-void sender_self_metrics(const struct sender_stats *st, struct snapshot *snap);
 /* Stops the thread (one last attempt for what is queued) and frees; accepts NULL. */
 void sender_stop(struct sender *s);
 

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/macros.h"
+
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
 	size_t k = strlen(suffix);
@@ -25,7 +27,7 @@ void cgroup_unit_label(const char *path, char *buf, size_t len)
 			p++;
 		end = strchr(p, '/');
 		n = end ? (size_t)(end - p) : strlen(p);
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 			if (ends_with(p, n, kinds[i])) {
 				best = p;
 				best_len = n;

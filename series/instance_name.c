@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "base/sha256.h"
 
 static const char hex[] = "0123456789abcdef";
@@ -41,7 +42,7 @@ static bool is_reserved(const char *name, size_t len)
 {
 	static const char *const reserved[] = { INSTANCE_NAME_ROOT, INSTANCE_NAME_SELF };
 
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
 		if (strlen(reserved[i]) == len && memcmp(name, reserved[i], len) == 0)
 			return true;
 	return false;

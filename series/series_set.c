@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "series/cgroup_labels.h"
 #include "series/label_escape.h"
 #include "series/metric_names.h"
@@ -168,7 +169,7 @@ struct label_list {
 
 static void ll_add_len(struct label_list *ll, const char *name, const char *value, size_t value_len)
 {
-	if (value && value[0] && ll->n < sizeof(ll->l) / sizeof(ll->l[0])) {
+	if (value && value[0] && ll->n < ARRAY_SIZE(ll->l)) {
 		ll->l[ll->n] = (struct label_pair){ name, value };
 		ll->len[ll->n] = (struct label_len){ (uint32_t)strlen(name), (uint32_t)value_len };
 		ll->n++;

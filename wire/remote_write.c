@@ -7,7 +7,7 @@
  *   WriteRequest { repeated TimeSeries timeseries = 1; }
  *   TimeSeries   { repeated Label labels = 1; repeated Sample samples = 2; }
  *   Label        { string name = 1; string value = 2; }
- *   Sample       { double value = 1; int64 timestamp = 2; }
+ *   Sample       { double value = 1; int64 timestamp = 2; }   (wire/rw_sample.h)
  * proto3: a string that is empty, a double that is 0 and an int64 that is 0
  * are not written.
  */
@@ -16,20 +16,16 @@
 
 #include "wire/encoders.h"
 #include "wire/pb_write.h"
+#include "wire/rw_sample.h"
 
 static size_t label_size(const struct label_len *l)
 {
 	return (l->name ? pb_len_field_size(l->name) : 0) + (l->value ? pb_len_field_size(l->value) : 0);
 }
 
-static size_t sample_size(double value, int64_t ts)
-{
-	return (value != 0 ? 1 + 8 : 0) + (ts ? 1 + pb_varint_size((uint64_t)ts) : 0);
-}
-
 static size_t series_size(const struct series_set *set, const struct series_item *it)
 {
-	size_t n = pb_len_field_size(sample_size(it->value, set->ts_ms));
+	size_t n = rw_sample_field_size(it->value, set->ts_ms);
 
 	for (uint32_t k = 0; k < it->nr_labels; k++)
 		n += pb_len_field_size(label_size(&set->label_lens[it->label_off + k]));
@@ -49,14 +45,7 @@ static uint8_t *write_series(uint8_t *p, const struct series_set *set, const str
 		if (len->value)
 			p = pb_len_field(p, 2, l->value, len->value);
 	}
-	p = pb_len_header(p, 2, sample_size(it->value, set->ts_ms));
-	if (it->value != 0)
-		p = pb_double(p, 1, it->value);
-	if (set->ts_ms) {
-		p = pb_tag(p, 2, PB_VARINT);
-		p = pb_varint(p, (uint64_t)set->ts_ms);
-	}
-	return p;
+	return rw_sample_field(p, 2, it->value, set->ts_ms);
 }
 
 int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw)

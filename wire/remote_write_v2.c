@@ -10,7 +10,7 @@
  *   Request    { repeated string symbols = 4; repeated TimeSeries timeseries = 5; }
  *   TimeSeries { repeated uint32 labels_refs = 1 (packed); repeated Sample samples = 2;
  *                Metadata metadata = 5; int64 created_timestamp = 6 (0: not written); }
- *   Sample     { double value = 1; int64 timestamp = 2; }
+ *   Sample     { double value = 1; int64 timestamp = 2; }     (wire/rw_sample.h)
  *   Metadata   { MetricType type = 1; uint32 help_ref = 3; uint32 unit_ref = 4; }
  */
 #include <errno.h>
@@ -19,6 +19,7 @@
 
 #include "wire/encoders.h"
 #include "wire/pb_write.h"
+#include "wire/rw_sample.h"
 
 /* Metadata.MetricType */
 #define METRIC_TYPE_COUNTER 1
@@ -80,11 +81,6 @@ static void symtab_free(struct symtab *t)
 	free(t->len);
 }
 
-static size_t sample_size(double value, int64_t ts)
-{
-	return (value != 0 ? 1 + 8 : 0) + (ts ? 1 + pb_varint_size((uint64_t)ts) : 0);
-}
-
 static size_t metadata_size(uint32_t unit_ref)
 {
 	return 2 /* type: never 0 */ + (unit_ref ? 1 + pb_varint_size(unit_ref) : 0);
@@ -104,7 +100,7 @@ static size_t series_size(const struct series_set *set, const struct series_item
 			  uint32_t unit_ref)
 {
 	return (it->nr_labels ? pb_len_field_size(refs_bytes) : 0) +
-	       pb_len_field_size(sample_size(it->value, set->ts_ms)) + pb_len_field_size(metadata_size(unit_ref));
+	       rw_sample_field_size(it->value, set->ts_ms) + pb_len_field_size(metadata_size(unit_ref));
 }
 
 int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw)
@@ -164,13 +160,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 			for (uint32_t j = 0; j < 2 * it->nr_labels; j++)
 				p = pb_varint(p, refs[ri++]);
 		}
-		p = pb_len_header(p, 2, sample_size(it->value, set->ts_ms));
-		if (it->value != 0)
-			p = pb_double(p, 1, it->value);
-		if (set->ts_ms) {
-			p = pb_tag(p, 2, PB_VARINT);
-			p = pb_varint(p, (uint64_t)set->ts_ms);
-		}
+		p = rw_sample_field(p, 2, it->value, set->ts_ms);
 		p = pb_len_header(p, 5, metadata_size(unit[k]));
 		p = pb_tag(p, 1, PB_VARINT);
 		p = pb_varint(p, it->counter ? METRIC_TYPE_COUNTER : METRIC_TYPE_GAUGE);

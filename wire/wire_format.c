@@ -3,7 +3,8 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <strings.h>
+
+#include "base/name_table.h"
 
 static const char *const format_names[] = {
 	[WIRE_REMOTE_WRITE] = "remote_write",
@@ -16,35 +17,8 @@ static const char *const compression_names[] = {
 	[COMPRESSION_GZIP] = "gzip",       [COMPRESSION_ZSTD] = "zstd",
 };
 
-const char *wire_format_name(enum wire_format f)
-{
-	return (unsigned)f < sizeof(format_names) / sizeof(format_names[0]) ? format_names[f] : "?";
-}
-
-int wire_format_parse(const char *s, enum wire_format *out)
-{
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
-		if (strcasecmp(s, format_names[i]) == 0) {
-			*out = (enum wire_format)i;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *compression_name(enum compression c)
-{
-	return (unsigned)c < sizeof(compression_names) / sizeof(compression_names[0]) ? compression_names[c] : "?";
-}
-
-int compression_parse(const char *s, enum compression *out)
-{
-	for (size_t i = 0; i < sizeof(compression_names) / sizeof(compression_names[0]); i++)
-		if (strcasecmp(s, compression_names[i]) == 0) {
-			*out = (enum compression)i;
-			return 0;
-		}
-	return -EINVAL;
-}
+DEFINE_NAME_TABLE(wire_format, enum wire_format, format_names)
+DEFINE_NAME_TABLE(compression, enum compression, compression_names)
 
 enum compression compression_effective(enum wire_format f, enum compression c)
 {

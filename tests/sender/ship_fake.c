@@ -15,8 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plugin/sender_self_values.h"
 #include "sampling/sample_table.h"
 #include "sending/sender.h"
+#include "series/self_metrics.h"
 #include "series/snapshot.h"
 #include "sampling/stat_catalog.h"
 
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (int i = 0; i < 3; i++) {
+		struct self_values self = { 0 };
 		struct sample_table t;
 		struct snapshot *snap;
 
@@ -80,7 +83,8 @@ int main(int argc, char **argv)
 		}
 		sample_table_free(&t);
 		sender_get_stats(s, &st);
-		sender_self_metrics(&st, snap);
+		self_values_from_sender(&self, &st);
+		self_metrics_to_snapshot(&self, snap);
 		sender_submit(s, snap);
 	}
 	/* let retries run their course before stopping (stop gives one last try only) */

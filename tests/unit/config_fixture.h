@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 #include "config/plugin_config.h"
 
@@ -54,7 +55,7 @@ static int teardown(void **state)
 #define SET(c, key, ...)                                                                      \
 	({                                                                                    \
 		const struct cfg_value v_[] = { __VA_ARGS__ };                                \
-		plugin_config_set((c), (key), v_, sizeof(v_) / sizeof(v_[0]));                \
+		plugin_config_set((c), (key), v_, ARRAY_SIZE(v_));                \
 	})
 
 /* Exactly one error was logged, and it contains both needles (@needle2 may be NULL). */

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "base/macros.h"
 #include "series/instance_name.h"
 #include "base/sha256.h"
 
@@ -54,7 +55,7 @@ static void test_sha256_vectors(void **state)
 	uint8_t d[SHA256_DIGEST_LEN];
 	char hex[65];
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
 		sha256(v[i].in, strlen(v[i].in), d);
 		for (int j = 0; j < SHA256_DIGEST_LEN; j++)
 			snprintf(hex + 2 * j, 3, "%02x", d[j]);

@@ -78,6 +78,18 @@ static void test_keys_are_case_insensitive(void **state)
 	assert_int_equal(c->max_depth, 0);
 }
 
+/* Key values that name something take any case, as keys do (base/name_table.h). */
+static void test_backend_is_case_insensitive(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "Backend", S("BPF")), 0);
+	assert_int_equal(c->backend, SAMPLER_BPF);
+	assert_int_equal(SET(c, "Backend", S("Text")), 0);
+	assert_int_equal(c->backend, SAMPLER_TEXT);
+	assert_int_equal(errors_logged, 0);
+}
+
 static void test_stat_all(void **state)
 {
 	struct plugin_config *c = *state;
@@ -192,6 +204,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_are_case_insensitive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend_is_case_insensitive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stat_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_stat, setup, teardown),

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "series/self_metrics.h"
+
+#include "base/macros.h"
+
+#define GET(field)                                                                            \
+	static double get_##field(const struct self_values *v, size_t reason)                 \
+	{                                                                                     \
+		return (double)v->field;                                                      \
+	}
+#define GET_PER_REASON(field)                                                                 \
+	static double get_##field(const struct self_values *v, size_t reason)                 \
+	{                                                                                     \
+		return (double)v->field[reason];                                              \
+	}
+
+GET(cgroups_seen)
+GET(cgroups_selected)
+GET(cgroups_skipped)
+GET(values_dispatched)
+GET(sample_s)
+GET(sample_errors)
+GET(batches_sent)
+GET(samples_sent)
+GET(retries)
+GET(bytes_sent)
+GET_PER_REASON(dropped_batches)
+GET_PER_REASON(dropped_samples)
+GET(last_send_latency_s)
+GET(queue_length)
+GET(spool_batches)
+GET(spool_bytes)
+
+static double get_backend_bpf(const struct self_values *v, size_t reason)
+{
+	return v->backend == SAMPLER_BPF;
+}
+
+static double get_backend_text(const struct self_values *v, size_t reason)
+{
+	return v->backend == SAMPLER_TEXT;
+}
+
+#define SAMPLE_GAUGE(type, ti, field) { type, ti, NULL, false, false, SELF_SAMPLE, get_##field }
+#define SENDER_COUNTER(ti, wire, field) { "derive", ti, wire, true, false, SELF_SENDER, get_##field }
+#define SENDER_GAUGE(type, ti, wire, field) { type, ti, wire, false, false, SELF_SENDER, get_##field }
+#define SENDER_DROPS(ti, wire, field) { "derive", ti, wire, true, true, SELF_SENDER, get_##field }
+
+static const struct self_metric_def self_metrics[] = {
+	SAMPLE_GAUGE("count", "cgroups_seen", cgroups_seen),
+	SAMPLE_GAUGE("count", "cgroups_selected", cgroups_selected),
+	SAMPLE_GAUGE("count", "cgroups_skipped", cgroups_skipped),
+	SAMPLE_GAUGE("count", "values_dispatched", values_dispatched),
+	SAMPLE_GAUGE("duration", "sample", sample_s),
+	{ "derive", "sample_errors", NULL, true, false, SELF_SAMPLER, get_sample_errors },
+	{ "gauge", "backend-bpf", NULL, false, false, SELF_SAMPLER, get_backend_bpf },
+	{ "gauge", "backend-text", NULL, false, false, SELF_SAMPLER, get_backend_text },
+	SENDER_COUNTER("sender_batches_sent", "memcg_bpf_sender_batches_sent_total", batches_sent),
+	SENDER_COUNTER("sender_samples_sent", "memcg_bpf_sender_samples_sent_total", samples_sent),
+	SENDER_COUNTER("sender_retries", "memcg_bpf_sender_retries_total", retries),
+	SENDER_COUNTER("sender_bytes_sent", "memcg_bpf_sender_bytes_sent_total", bytes_sent),
+	SENDER_DROPS("sender_dropped_batches", "memcg_bpf_sender_dropped_batches_total", dropped_batches),
+	SENDER_DROPS("sender_dropped_samples", "memcg_bpf_sender_dropped_samples_total", dropped_samples),
+	SENDER_GAUGE("duration", "sender_last_send_latency", "memcg_bpf_sender_last_send_latency_seconds",
+		     last_send_latency_s),
+	SENDER_GAUGE("count", "sender_queue_length", "memcg_bpf_sender_queue_length", queue_length),
+	SENDER_GAUGE("count", "sender_spool_batches", "memcg_bpf_sender_spool_batches", spool_batches),
+	SENDER_GAUGE("bytes", "sender_spool_bytes", "memcg_bpf_sender_spool_bytes", spool_bytes),
+};
+
+static bool has_values(const struct self_values *v, enum self_source source)
+{
+	switch (source) {
+	case SELF_SAMPLE:
+		return v->sampled;
+	case SELF_SAMPLER:
+		return true;
+	case SELF_SENDER:
+		return v->sending;
+	}
+	return false;
+}
+
+void self_metrics_each(const struct self_values *v, self_metric_fn fn, void *arg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(self_metrics); i++) {
+		const struct self_metric_def *m = &self_metrics[i];
+
+		if (!has_values(v, m->source))
+			continue;
+		if (!m->per_drop_reason) {
+			fn(m, NULL, m->get(v, 0), arg);
+			continue;
+		}
+		for (size_t r = 0; r < v->nr_drop_reasons && r < SELF_MAX_DROP_REASONS; r++)
+			fn(m, v->drop_reasons[r], m->get(v, r), arg);
+	}
+}
+
+static void add_to_snapshot(const struct self_metric_def *m, const char *reason, double value, void *arg)
+{
+	if (m->wire_name)
+		snapshot_add_self(arg, m->wire_name, reason, value, m->counter);
+}
+
+void self_metrics_to_snapshot(const struct self_values *v, struct snapshot *snap)
+{
+	self_metrics_each(v, add_to_snapshot, snap);
+}

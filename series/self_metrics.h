@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The plugin's observations of itself, as one table that both outputs read:
+ * collectd (plugin_instance "self", TYPE-TYPE_INSTANCE) and the wire
+ * (memcg_bpf_sender_*, through the snapshot). A figure added here goes both
+ * ways; the glue fills a plain struct self_values from the sampler and the
+ * sender's stats each interval.
+ *
+ * The sampler's own figures (cgroups_seen ... backend-text) have no wire
+ * name: only the sender's are shipped.
+ */
+#ifndef MEMCG_BPF_SELF_METRICS_H
+#define MEMCG_BPF_SELF_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sampling/sampler.h"
+#include "series/snapshot.h"
+
+/* 4 + 2 x 8 + 4 wire values at most: within SNAPSHOT_MAX_SELF. */
+#define SELF_MAX_DROP_REASONS 8
+
+struct self_values {
+	/* the sampler's */
+	bool sampled; /* this interval's walk succeeded: the five below are valid */
+	uint64_t cgroups_seen, cgroups_selected, cgroups_skipped, values_dispatched;
+	double sample_s;
+	uint64_t sample_errors; /* walks that failed, since start */
+	enum sampler_backend backend; /* the one running */
+
+	/* the sender's (sending/sender.h, struct sender_stats) */
+	bool sending; /* a sender runs: the rest is valid */
+	uint64_t batches_sent, samples_sent, retries, bytes_sent;
+	size_t nr_drop_reasons;
+	const char *drop_reasons[SELF_MAX_DROP_REASONS]; /* static strings */
+	uint64_t dropped_batches[SELF_MAX_DROP_REASONS];
+	uint64_t dropped_samples[SELF_MAX_DROP_REASONS];
+	double last_send_latency_s;
+	uint64_t queue_length, spool_batches, spool_bytes;
+};
+
+enum self_source {
+	SELF_SAMPLE, /* when the walk succeeded (sampled) */
+	SELF_SAMPLER, /* every interval */
+	SELF_SENDER, /* when a sender runs (sending) */
+};
+
+struct self_metric_def {
+	const char *type;          /* collectd type: count, duration, derive, gauge, bytes */
+	const char *type_instance; /* per drop reason: TYPE_INSTANCE-REASON */
+	const char *wire_name;     /* NULL: collectd only */
+	bool counter;              /* DERIVE in collectd, a counter on the wire; else a gauge */
+	bool per_drop_reason;      /* one value per drop reason; on the wire, label reason */
+	enum self_source source;
+	double (*get)(const struct self_values *v, size_t reason);
+};
+
+/* @reason: the drop reason's name, or NULL. */
+typedef void (*self_metric_fn)(const struct self_metric_def *m, const char *reason, double value, void *arg);
+
+/* Calls @fn for every self metric @v has a value for, in table order. */
+void self_metrics_each(const struct self_values *v, self_metric_fn fn, void *arg);
+/* Appends to @snap every self metric of @v that has a wire name. */
+void self_metrics_to_snapshot(const struct self_values *v, struct snapshot *snap);
+
+#endif

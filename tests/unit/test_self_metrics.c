@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The self-metric table: what goes to collectd, what goes on the wire. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/macros.h"
+#include "series/self_metrics.h"
+#include "series/snapshot.h"
+
+static const char *const reasons[] = { "queue_full", "rejected" };
+
+static struct self_values sender_values(void)
+{
+	struct self_values v = { .sending = true, .batches_sent = 3, .samples_sent = 30, .retries = 1,
+				 .bytes_sent = 999, .nr_drop_reasons = 2, .last_send_latency_s = 0.25,
+				 .queue_length = 2, .spool_batches = 5, .spool_bytes = 4096,
+				 .backend = SAMPLER_TEXT };
+
+	v.drop_reasons[0] = reasons[0];
+	v.drop_reasons[1] = reasons[1];
+	v.dropped_batches[1] = 7;
+	v.dropped_samples[1] = 70;
+	return v;
+}
+
+struct seen {
+	size_t n, wire;
+	char collectd[40][64];
+	double value[40];
+};
+
+static void record(const struct self_metric_def *m, const char *reason, double value, void *arg)
+{
+	struct seen *s = arg;
+
+	assert_true(s->n < 40);
+	assert_non_null(m->type);
+	if (reason)
+		snprintf(s->collectd[s->n], sizeof(s->collectd[0]), "%s-%s-%s", m->type, m->type_instance, reason);
+	else
+		snprintf(s->collectd[s->n], sizeof(s->collectd[0]), "%s-%s", m->type, m->type_instance);
+	s->value[s->n++] = value;
+	s->wire += m->wire_name != NULL;
+}
+
+static double value_of(const struct seen *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->collectd[i], name) == 0)
+			return s->value[i];
+	fail_msg("%s was not dispatched", name);
+	return -1;
+}
+
+static void test_sampler_values_go_to_collectd(void **state)
+{
+	struct self_values v = { .sampled = true, .cgroups_seen = 9, .cgroups_selected = 4, .sample_s = 0.5,
+				 .sample_errors = 2, .backend = SAMPLER_BPF };
+	struct seen s = { 0 };
+
+	self_metrics_each(&v, record, &s);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(s.wire, 0);
+	assert_true(value_of(&s, "count-cgroups_seen") == 9);
+	assert_true(value_of(&s, "count-cgroups_selected") == 4);
+	assert_true(value_of(&s, "duration-sample") == 0.5);
+	assert_true(value_of(&s, "derive-sample_errors") == 2);
+	assert_true(value_of(&s, "gauge-backend-bpf") == 1);
+	assert_true(value_of(&s, "gauge-backend-text") == 0);
+}
+
+static void test_failed_walk_gives_counters_only(void **state)
+{
+	struct self_values v = { .sampled = false, .sample_errors = 1, .backend = SAMPLER_TEXT };
+	struct seen s = { 0 };
+
+	self_metrics_each(&v, record, &s);
+	assert_int_equal(s.n, 3);
+	assert_true(value_of(&s, "derive-sample_errors") == 1);
+	assert_true(value_of(&s, "gauge-backend-text") == 1);
+}
+
+/* every figure of the sender goes to collectd and on the wire */
+static void test_sender_values_go_both_ways(void **state)
+{
+	struct self_values v = sender_values();
+	struct seen s = { 0 };
+
+	self_metrics_each(&v, record, &s);
+	assert_int_equal(s.n, 3 + 4 + 2 * 2 + 4);
+	assert_int_equal(s.wire, 4 + 2 * 2 + 4);
+	assert_true(value_of(&s, "derive-sender_batches_sent") == 3);
+	assert_true(value_of(&s, "derive-sender_dropped_batches-rejected") == 7);
+	assert_true(value_of(&s, "derive-sender_dropped_samples-rejected") == 70);
+	assert_true(value_of(&s, "derive-sender_dropped_samples-queue_full") == 0);
+	assert_true(value_of(&s, "duration-sender_last_send_latency") == 0.25);
+	assert_true(value_of(&s, "count-sender_queue_length") == 2);
+	assert_true(value_of(&s, "count-sender_spool_batches") == 5);
+	assert_true(value_of(&s, "bytes-sender_spool_bytes") == 4096);
+}
+
+static void test_wire_names(void **state)
+{
+	static const struct {
+		const char *name, *reason;
+		double value;
+		bool counter;
+	} want[] = {
+		{ "memcg_bpf_sender_batches_sent_total", NULL, 3, true },
+		{ "memcg_bpf_sender_samples_sent_total", NULL, 30, true },
+		{ "memcg_bpf_sender_retries_total", NULL, 1, true },
+		{ "memcg_bpf_sender_bytes_sent_total", NULL, 999, true },
+		{ "memcg_bpf_sender_dropped_batches_total", "queue_full", 0, true },
+		{ "memcg_bpf_sender_dropped_batches_total", "rejected", 7, true },
+		{ "memcg_bpf_sender_dropped_samples_total", "queue_full", 0, true },
+		{ "memcg_bpf_sender_dropped_samples_total", "rejected", 70, true },
+		{ "memcg_bpf_sender_last_send_latency_seconds", NULL, 0.25, false },
+		{ "memcg_bpf_sender_queue_length", NULL, 2, false },
+		{ "memcg_bpf_sender_spool_batches", NULL, 5, false },
+		{ "memcg_bpf_sender_spool_bytes", NULL, 4096, false },
+	};
+	struct self_values v = sender_values();
+	struct snapshot snap = { 0 };
+
+	v.sampled = true; /* the sampler's figures stay off the wire */
+	self_metrics_to_snapshot(&v, &snap);
+	assert_int_equal(snap.nr_self, ARRAY_SIZE(want));
+	for (size_t i = 0; i < snap.nr_self; i++) {
+		assert_string_equal(snap.self[i].name, want[i].name);
+		if (want[i].reason)
+			assert_string_equal(snap.self[i].reason, want[i].reason);
+		else
+			assert_null(snap.self[i].reason);
+		assert_true(snap.self[i].value == want[i].value);
+		assert_int_equal(snap.self[i].counter, want[i].counter);
+	}
+}
+
+static void test_no_sender_nothing_on_the_wire(void **state)
+{
+	struct self_values v = { .sampled = true, .cgroups_seen = 1 };
+	struct snapshot snap = { 0 };
+
+	self_metrics_to_snapshot(&v, &snap);
+	assert_int_equal(snap.nr_self, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sampler_values_go_to_collectd),
+		cmocka_unit_test(test_failed_walk_gives_counters_only),
+		cmocka_unit_test(test_sender_values_go_both_ways),
+		cmocka_unit_test(test_wire_names),
+		cmocka_unit_test(test_no_sender_nothing_on_the_wire),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The Sample message both remote write versions share, written with
+ * pb_write.h (checked against protobuf-c by test_batch_encode):
+ *   Sample { double value = 1; int64 timestamp = 2; }
+ * proto3: a value of 0 and a timestamp of 0 are not written.
+ */
+#ifndef MEMCG_BPF_RW_SAMPLE_H
+#define MEMCG_BPF_RW_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire/pb_write.h"
+
+/* Bytes of the Sample message itself. */
+static inline size_t rw_sample_size(double value, int64_t ts_ms)
+{
+	return (value != 0 ? 1 + 8 : 0) + (ts_ms ? 1 + pb_varint_size((uint64_t)ts_ms) : 0);
+}
+
+/* Bytes of the Sample as a field of its TimeSeries (tag and length included). */
+static inline size_t rw_sample_field_size(double value, int64_t ts_ms)
+{
+	return pb_len_field_size(rw_sample_size(value, ts_ms));
+}
+
+/* Writes the Sample as field @field (below 16) of its TimeSeries; returns the end. */
+static inline uint8_t *rw_sample_field(uint8_t *p, unsigned int field, double value, int64_t ts_ms)
+{
+	p = pb_len_header(p, field, rw_sample_size(value, ts_ms));
+	if (value != 0)
+		p = pb_double(p, 1, value);
+	if (ts_ms) {
+		p = pb_tag(p, 2, PB_VARINT);
+		p = pb_varint(p, (uint64_t)ts_ms);
+	}
+	return p;
+}
+
+#endif
