@@ -109,6 +109,15 @@ static enum attempt_result attempt(struct delivery *d, const struct payload *p, 
 		mb_warn("%s: answered 415 to remote write 2.0; falling back to remote write 1.0", url);
 		return ATTEMPT_FALLBACK;
 	}
+	if (!err && r.status >= 300 && r.status < 400) {
+		if (r.status != d->last_logged_status)
+			mb_err("%s: HTTP %ld, a redirect%s%s: redirects are not followed (set URL to the "
+			       "receiver itself); dropping a request of %zu samples",
+			       url, r.status, r.location[0] ? " to " : "", r.location, p->nr_samples);
+		d->last_logged_status = r.status;
+		delivery_count_drop(d, DROP_REJECTED, p->nr_samples);
+		return ATTEMPT_REJECTED;
+	}
 	if (!err && r.status != 429 && r.status < 500) {
 		if (r.status != d->last_logged_status)
 			mb_err("%s: HTTP %ld, dropping a request of %zu samples: %.*s", url, r.status,
@@ -121,7 +130,9 @@ static enum attempt_result attempt(struct delivery *d, const struct payload *p, 
 		return ATTEMPT_RETRY;
 	*delay = backoff(d, nth);
 	if (!err && r.retry_after_s >= 0)
-		*delay = r.retry_after_s > DELIVERY_RETRY_AFTER_MAX_S ? DELIVERY_RETRY_AFTER_MAX_S : r.retry_after_s;
+		*delay = r.retry_after_s > DELIVERY_RETRY_AFTER_MAX_S   ? DELIVERY_RETRY_AFTER_MAX_S
+			 : r.retry_after_s < DELIVERY_RETRY_AFTER_MIN_S ? DELIVERY_RETRY_AFTER_MIN_S
+									  : r.retry_after_s;
 	if (nth == 0) {
 		if (err)
 			mb_warn("%s: %s; retrying in %.1f s", url, r.error, *delay);
@@ -178,6 +189,7 @@ static void spool_counts(struct delivery *d, const struct spool_loss *l)
 	d->stats.dropped_batches[DROP_SPOOL_FULL] += l->full_batches;
 	d->stats.dropped_samples[DROP_SPOOL_FULL] += l->full_samples;
 	d->stats.dropped_batches[DROP_SPOOL_ERROR] += l->corrupt_batches;
+	d->stats.dropped_samples[DROP_SPOOL_ERROR] += l->corrupt_samples;
 	d->stats.spool_batches = spool_pending(d->spool);
 	d->stats.spool_bytes = spool_bytes(d->spool);
 	pthread_mutex_unlock(&d->lock);
@@ -321,12 +333,21 @@ void delivery_replay(struct delivery *d, double max_s, void (*between)(void *), 
 			goto out;
 		case ATTEMPT_OK:
 			d->spool_attempt = 0;
-			/* fall through */
-		case ATTEMPT_REJECTED:
 			spool_ack(d->spool);
 			break;
+		case ATTEMPT_REJECTED:
+			/*
+			 * Only this record is lost. A collector that rejects one
+			 * request may reject the next (a 404 while it restarts):
+			 * the backlog waits a backoff instead of meeting the same
+			 * answer record after record.
+			 */
+			spool_ack(d->spool);
+			d->retry_at = d->ops.now(d->ops.ctx) + backoff(d, d->spool_attempt++);
+			if (between)
+				between(arg);
+			goto out;
 		}
-		spool_counts(d, &loss);
 		if (between)
 			between(arg);
 	}
@@ -383,11 +404,19 @@ int delivery_new(const struct delivery_opts *o, const struct delivery_ops *ops, 
 		struct spool_loss loss;
 
 		err = spool_open(&so, &d->spool, &loss);
-		if (err)
+		if (err == -ENOMEM)
 			goto free_delivery;
-		spool_counts(d, &loss);
-		mb_info("spool %s: requests the collector cannot take wait here (SpoolMaxBytes %llu)",
-			o->spool_dir, (unsigned long long)so.max_bytes);
+		if (err) {
+			/* spool_open said why; sampling and sending go on without it */
+			mb_err("SpoolDir \"%s\" cannot be used (%s): the spool is OFF, requests the collector "
+			       "cannot take are retried in memory and dropped when the queue is full",
+			       o->spool_dir, strerror(-err));
+			d->spool = NULL;
+		} else {
+			spool_counts(d, &loss);
+			mb_info("spool %s: requests the collector cannot take wait here (SpoolMaxBytes %llu)",
+				o->spool_dir, (unsigned long long)so.max_bytes);
+		}
 	}
 	*out = d;
 	return 0;

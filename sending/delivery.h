@@ -12,10 +12,16 @@
  *   415 on 2.0    fall back to remote write 1.0 for good, resend the interval
  *   429, 5xx,     retried with exponential backoff (0.5 s doubling up to 30 s,
  *   no answer     jitter: a random point in the upper half) or after
- *                 Retry-After when given (at most 300 s); 5xx and transport
- *                 errors move to the next URL (failover, round robin)
+ *                 Retry-After when given (taken within 1 s .. 300 s); 5xx
+ *                 and transport errors move to the next URL (failover,
+ *                 round robin)
+ *   3xx           not followed (the URL must name the receiver): dropped,
+ *                 logged once with the Location, counted as "rejected"
  *   other 4xx     the request is dropped, status and body logged once,
- *                 counted as dropped with reason "rejected"
+ *                 counted as dropped with reason "rejected"; in replay the
+ *                 backlog then waits a backoff, so that a collector that
+ *                 rejects for a while (a 404 while it restarts) costs the
+ *                 requests it answered, not the whole backlog
  * Without a spool, a request is retried (ops->wait between tries) until it
  * is sent, rejected, or the sender stops: once ops->stopping() holds, a
  * request gets one try and a failure is dropped with reason "shutdown".
@@ -44,6 +50,8 @@
 
 #define DELIVERY_BACKOFF_MIN_S 0.5
 #define DELIVERY_BACKOFF_MAX_S 30.0
+/* Retry-After is taken within [1 s, 300 s]: 0 or a past date cannot make a storm, a day cannot stall */
+#define DELIVERY_RETRY_AFTER_MIN_S 1.0
 #define DELIVERY_RETRY_AFTER_MAX_S 300.0
 
 /* The outside world of the policy; every member is required. */

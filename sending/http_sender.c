@@ -114,6 +114,8 @@ static size_t on_header(char *buf, size_t size, size_t n, void *arg)
 	*colon = '\0';
 	if (strcasecmp(line, "Retry-After") == 0)
 		r->retry_after_s = http_parse_retry_after(colon + 1, (double)time(NULL));
+	else if (strcasecmp(line, "Location") == 0)
+		snprintf(r->location, sizeof(r->location), "%s", colon + 1 + strspn(colon + 1, " \t"));
 	else if (strncasecmp(line, "X-Prometheus-Remote-Write-", 26) == 0 &&
 		 strlen(line) > 34 && strcasecmp(line + strlen(line) - 8, "-Written") == 0)
 		r->rw_written = true;

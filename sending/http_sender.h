@@ -32,6 +32,7 @@ struct http_response {
 	char error[HTTP_ERROR_SIZE]; /* curl's message for curl_code */
 	double retry_after_s;        /* < 0: no Retry-After header */
 	bool rw_written;             /* an X-Prometheus-Remote-Write-*-Written header came */
+	char location[128];          /* a redirect's Location header, cut short; "" without one */
 	char body[HTTP_BODY_KEEP + 1];
 	size_t body_len;
 	double seconds;              /* total time of the request */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/name_table.h"
 #include "sending/delivery.h"
 #include "sending/http_sender.h"
 #include "sending/send_queue.h"
@@ -45,10 +46,7 @@ static const char *const drop_names[DROP_NR] = {
 	[DROP_SPOOL_ERROR] = "spool_error",
 };
 
-const char *drop_reason_name(enum drop_reason r)
-{
-	return (unsigned)r < DROP_NR ? drop_names[r] : "?";
-}
+DEFINE_NAME_OF(drop_reason, enum drop_reason, drop_names)
 
 /* ---- what the delivery policy asks of the world: the endpoints, the clock, the stop */
 static int post_to(void *ctx, size_t url, const struct payload *p, struct http_response *r)

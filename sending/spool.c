@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "base/log.h"
+#include "base/name_table.h"
 
 #define STATE_PENDING 'P'
 #define STATE_SENT 'S'
@@ -92,18 +93,15 @@ static uint32_t record_crc(const uint8_t *hdr, const uint8_t *body, size_t len)
 	return (uint32_t)crc;
 }
 
-const char *spool_bad_name(int bad)
-{
-	static const char *const names[] = {
-		[SPOOL_BAD_NONE] = "clean end",
-		[SPOOL_BAD_HEADER] = "bad file header",
-		[SPOOL_BAD_SHORT] = "record cut short",
-		[SPOOL_BAD_MAGIC] = "bad record magic",
-		[SPOOL_BAD_LENGTH] = "impossible record length",
-		[SPOOL_BAD_CRC] = "CRC mismatch",
-	};
-	return (unsigned)bad < sizeof(names) / sizeof(names[0]) ? names[bad] : "?";
-}
+static const char *const bad_names[] = {
+	[SPOOL_BAD_NONE] = "clean end",
+	[SPOOL_BAD_HEADER] = "bad file header",
+	[SPOOL_BAD_SHORT] = "record cut short",
+	[SPOOL_BAD_MAGIC] = "bad record magic",
+	[SPOOL_BAD_LENGTH] = "impossible record length",
+	[SPOOL_BAD_CRC] = "CRC mismatch",
+};
+DEFINE_NAME_OF(spool_bad, int, bad_names)
 
 /*
  * The reader, over any byte source: read(ctx, off, dst, len) is 0 when all

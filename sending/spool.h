@@ -62,8 +62,6 @@
 #define SPOOL_FILE_HEADER 16
 #define SPOOL_RECORD_HEADER 40
 #define SPOOL_MAX_BODY (64u << 20) /* a longer length field is corruption */
-#define SPOOL_MIN_BYTES (1u << 20) /* smallest SpoolMaxBytes accepted by the config */
-#define SPOOL_DEFAULT_BYTES (256ull << 20)
 
 struct spool_record {
 	uint8_t format;      /* enum wire_format */

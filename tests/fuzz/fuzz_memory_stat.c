@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 #include "sampling/memory_stat_parse.h"
 #include "sampling/sample_table.h"
@@ -21,7 +22,7 @@ static const char *const names[] = {
 	"anon", "file", "kernel", "shmem", "slab", "pgfault", "oom_kill", "anon", "total_rss", "x",
 	"workingset_refault_anon",
 };
-#define NR_NAMES (sizeof(names) / sizeof(names[0]))
+#define NR_NAMES (ARRAY_SIZE(names))
 
 static void quiet(int level, const char *msg)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/macros.h"
 #include "wire/batch_encode.h"
 #include "sampling/sample_table.h"
 #include "series/series_set.h"
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 	       lim.max_samples, rounds);
 	printf("%-16s %-7s %10s %9s %12s %9s\n", "format", "comp", "bytes/int", "requests", "bytes/value",
 	       "cpu_ms");
-	for (size_t k = 0; k < sizeof(combos) / sizeof(combos[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(combos); k++) {
 		struct stale_tracker *st = stale_tracker_new();
 		struct series_set set;
 		struct payload_list pl = { 0 };

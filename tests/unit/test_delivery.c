@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 #include "sampling/sample_table.h"
 #include "sending/delivery.h"
@@ -212,7 +213,7 @@ static void start(enum wire_format f, size_t nr_urls)
 	do {                                                                      \
 		static const struct answer script_[] = { __VA_ARGS__ };           \
 		w.script = script_;                                               \
-		w.nr_script = sizeof(script_) / sizeof(script_[0]);               \
+		w.nr_script = ARRAY_SIZE(script_);               \
 		w.next = 0;                                                       \
 	} while (0)
 
@@ -391,6 +392,19 @@ static void test_retry_after_is_capped_at_300_s(void **state)
 	w.opts.limits.max_samples = 0;
 	start(WIRE_REMOTE_WRITE, 1);
 	SCRIPT({ .status = 503, .retry_after_s = 3600 }, { .status = 200 });
+	delivery_send_set(w.d, &w.set);
+	assert_int_equal(w.nr_calls, 2);
+	expect_waits(want, 1);
+}
+
+/* Retry-After: 0 (or a date in the past) waits 1 s, not a storm of tries. */
+static void test_retry_after_is_at_least_1_s(void **state)
+{
+	static const double want[] = { 1.0 };
+
+	w.opts.limits.max_samples = 0;
+	start(WIRE_REMOTE_WRITE, 1);
+	SCRIPT({ .status = 429, .retry_after_s = 0.001 }, { .status = 200 });
 	delivery_send_set(w.d, &w.set);
 	assert_int_equal(w.nr_calls, 2);
 	expect_waits(want, 1);
@@ -651,17 +665,65 @@ static void test_replay_keeps_order_with_intervals_queued_meanwhile(void **state
 	series_set_free(&later);
 }
 
+/* A rejected record is dropped alone; the backlog waits a backoff before the next. */
 static void test_replay_drops_a_rejected_record(void **state)
 {
 	spool_the_set(1);
 	w.clock = delivery_retry_at(w.d);
 	SCRIPT({ .status = 400 }, { .status = 200 }, { .status = 200 });
 	delivery_replay(w.d, 0, between, NULL);
+	assert_int_equal(w.nr_calls, 2);
+	assert_int_equal(delivery_spool_pending(w.d), 2);
+	expect_dropped(DROP_REJECTED, 1, 2);
+	assert_true(delivery_retry_at(w.d) > w.clock);
+	delivery_replay(w.d, 0, between, NULL); /* too early: nothing */
+	assert_int_equal(w.nr_calls, 2);
+	w.clock = delivery_retry_at(w.d);
+	delivery_replay(w.d, 0, between, NULL);
 	assert_int_equal(w.nr_calls, 4);
 	assert_int_equal(delivery_spool_pending(w.d), 0);
 	expect_dropped(DROP_REJECTED, 1, 2);
 	assert_int_equal(stats().batches_sent, 2);
 	assert_int_equal(w.betweens, 3);
+}
+
+/* A 404 that lasts (a collector restarting) costs the records it answered, not the backlog. */
+static void test_replay_lasting_404_costs_only_what_it_answered(void **state)
+{
+	spool_the_set(1);
+	w.clock = delivery_retry_at(w.d);
+	SCRIPT({ .status = 404 }, { .status = 404 }, { .status = 200 }, { .status = 200 });
+	for (int round = 0; round < 4 && delivery_spool_pending(w.d); round++) {
+		delivery_replay(w.d, 0, between, NULL);
+		w.clock = delivery_retry_at(w.d);
+	}
+	assert_int_equal(w.nr_calls, 4);
+	expect_dropped(DROP_REJECTED, 2, 4);
+	assert_int_equal(stats().batches_sent, 1);
+	assert_int_equal(delivery_spool_pending(w.d), 0);
+}
+
+/* A redirect is not followed: the request is dropped as rejected, the next one goes on. */
+static void test_3xx_is_rejected(void **state)
+{
+	start(WIRE_REMOTE_WRITE, 1);
+	SCRIPT({ .status = 308 }, { .status = 200 }, { .status = 200 });
+	delivery_send_set(w.d, &w.set);
+	assert_int_equal(w.nr_calls, 3);
+	assert_int_equal(w.nr_waits, 0);
+	expect_dropped(DROP_REJECTED, 1, 2);
+}
+
+/* SpoolDir that cannot be used turns the spool off; delivery goes on without it. */
+static void test_unusable_spool_dir_turns_the_spool_off(void **state)
+{
+	w.opts.spool_dir = "/proc/memcg_bpf-no-such-dir/spool";
+	start(WIRE_REMOTE_WRITE, 1);
+	SCRIPT({ .status = 503 }, { .status = 200 }, { .status = 200 }, { .status = 200 });
+	delivery_send_set(w.d, &w.set);
+	assert_int_equal(delivery_spool_pending(w.d), 0);
+	assert_int_equal(w.nr_calls, 4); /* retried in memory, as without a spool */
+	assert_int_equal(stats().batches_sent, 3);
 }
 
 static void test_replay_drops_rw2_records_after_the_fallback(void **state)
@@ -723,6 +785,9 @@ int main(void)
 		T(test_429_waits_retry_after_on_the_same_url),
 		T(test_429_without_retry_after_backs_off),
 		T(test_retry_after_is_capped_at_300_s),
+		T(test_retry_after_is_at_least_1_s),
+		T(test_3xx_is_rejected),
+		T(test_unusable_spool_dir_turns_the_spool_off),
 		T(test_5xx_backs_off_doubling_and_fails_over),
 		T(test_the_url_that_answered_stays_in_use),
 		T(test_backoff_is_capped_at_30_s),
@@ -740,6 +805,7 @@ int main(void)
 		S(test_replay_uses_retry_after),
 		S(test_replay_keeps_order_with_intervals_queued_meanwhile),
 		S(test_replay_drops_a_rejected_record),
+		S(test_replay_lasting_404_costs_only_what_it_answered),
 		S(test_replay_drops_rw2_records_after_the_fallback),
 		S(test_replay_stops_at_its_time_limit),
 		S(test_spool_keeps_requests_for_the_next_start),

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
+#include "base/macros.h"
 #include "sending/http_sender.h"
 #include "base/log.h"
 #include "sending/sender.h"
@@ -98,7 +99,7 @@ static void test_retry_after_garbage(void **state)
 	static const char *const bad[] = { "", "   ", "soon", "12abc", "1.5", "-5", "+5", "0x10",
 					   "120 seconds", "Sun, 99 Foo 1994 99:99:99 GMT" };
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		if (!(http_parse_retry_after(bad[i], DATE_T) < 0))
 			fail_msg("Retry-After \"%s\" accepted as %g", bad[i],
 				 http_parse_retry_after(bad[i], DATE_T));

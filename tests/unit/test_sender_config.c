@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "base/macros.h"
 #include "series/metric_names.h"
 #include "sending/sender_config.h"
 
@@ -281,7 +282,7 @@ static void test_limits_out_of_range(void **state)
 		{ "ConnectTimeout", 0, "ConnectTimeout 0: must be more than 0" },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		errors_logged = 0;
 		assert_int_equal(SET(c, cases[i].key, N(cases[i].bad)), -EINVAL);
 		assert_one_error(cases[i].why, NULL);
@@ -313,7 +314,7 @@ static void test_empty_paths(void **state)
 					     "BasicAuthUser", "BasicAuthPasswordFile" };
 	struct plugin_config *c = *state;
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		errors_logged = 0;
 		assert_int_equal(SET(c, keys[i], S("")), -EINVAL);
 		assert_one_error(keys[i], "must not be empty");
@@ -413,7 +414,7 @@ static void test_metric_names(void **state)
 	char buf[METRIC_NAME_MAX];
 	size_t n;
 
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		const struct stat_def *d = stat_lookup(want[i].stat);
 
 		assert_non_null(d);

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "base/macros.h"
 #include "base/log.h"
 #include "sending/spool.h"
 
@@ -315,7 +316,7 @@ static void test_stray_entries(void **state)
 
 	append_n(sp, 1, 50, &loss);
 	spool_close(sp);
-	for (size_t i = 0; i < sizeof(strays) / sizeof(strays[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(strays); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, strays[i]);
 		assert_non_null(f = fopen(path, "w"));
 		fclose(f);

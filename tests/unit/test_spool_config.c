@@ -48,7 +48,7 @@ static void test_spool_max_out_of_range(void **state)
 {
 	static const double bad[] = { 0, -1, 1048575, 1.5e6 + 0.5, 2e12, 1e300 };
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		errors_logged = 0;
 		assert_int_equal(SET(*state, "SpoolMaxBytes", N(bad[i])), -EINVAL);
 		assert_one_error("SpoolMaxBytes", "1 MiB");
@@ -101,12 +101,12 @@ static void test_numbers_out_of_range(void **state)
 		{ "Timeout", NAN, "finite" },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		errors_logged = 0;
 		assert_int_equal(SET(*state, cases[i].key, N(cases[i].value)), -EINVAL);
 		assert_one_error(cases[i].key, cases[i].why);
 	}
-	assert_int_equal(((struct plugin_config *)*state)->errors, sizeof(cases) / sizeof(cases[0]));
+	assert_int_equal(((struct plugin_config *)*state)->errors, ARRAY_SIZE(cases));
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
