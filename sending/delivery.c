@@ -245,18 +245,23 @@ static enum send_result spool_or_send(struct delivery *d, const struct payload *
 	return SEND_OK;
 }
 
-void delivery_send_set(struct delivery *d, const struct series_set *set)
+void delivery_send_sets(struct delivery *d, const struct series_set *const *sets, size_t nr_sets)
 {
 	int err;
 
 again:
 	payload_list_clear(&d->payloads);
 	/* after a fallback from 2.0 (snappy only) the configured compression still fits 1.0 */
-	err = batch_encode(set, d->format, compression_effective(d->format, d->compression), &d->limits,
-			   &d->payloads);
+	err = batch_encode_sets(sets, nr_sets, d->format, compression_effective(d->format, d->compression),
+				&d->limits, &d->payloads);
 	if (err) {
-		mb_err("cannot encode an interval as %s: %s", wire_format_name(d->format), strerror(-err));
-		delivery_count_drop(d, DROP_ENCODE, set->nr_items);
+		size_t items = 0;
+
+		for (size_t s = 0; s < nr_sets; s++)
+			items += sets[s]->nr_items;
+		mb_err("cannot encode %zu interval%s as %s: %s", nr_sets, nr_sets == 1 ? "" : "s",
+		       wire_format_name(d->format), strerror(-err));
+		delivery_count_drop(d, DROP_ENCODE, items);
 		return;
 	}
 	for (size_t i = 0; i < d->payloads.n; i++) {
@@ -269,6 +274,11 @@ again:
 	}
 	if (d->spool)
 		spool_synced(d);
+}
+
+void delivery_send_set(struct delivery *d, const struct series_set *set)
+{
+	delivery_send_sets(d, &set, 1);
 }
 
 /* A spooled record the receiver can take now: not 2.0 after the fallback, nothing unknown. */
@@ -355,6 +365,11 @@ out:
 	spool_counts(d, &(struct spool_loss){ 0 });
 	if (was_waiting && !spool_pending(d->spool))
 		mb_info("spool %s: drained, the collector takes requests again", d->spool_dir);
+}
+
+bool delivery_spool_on(const struct delivery *d)
+{
+	return d->spool != NULL;
 }
 
 uint64_t delivery_spool_pending(const struct delivery *d)

@@ -97,6 +97,8 @@ void delivery_free(struct delivery *d);
  * whole interval is encoded and delivered again.
  */
 void delivery_send_set(struct delivery *d, const struct series_set *set);
+/* The same for intervals that waited together (oldest first), packed into few requests. */
+void delivery_send_sets(struct delivery *d, const struct series_set *const *sets, size_t nr_sets);
 
 /*
  * Sends the spool's records oldest first while the collector takes them,
@@ -105,6 +107,8 @@ void delivery_send_set(struct delivery *d, const struct series_set *set);
  * NULL): the thread hands what was queued meanwhile to delivery_send_set().
  */
 void delivery_replay(struct delivery *d, double max_s, void (*between)(void *), void *arg);
+/* Whether a spool is in use (SpoolDir set and usable). */
+bool delivery_spool_on(const struct delivery *d);
 /* Requests waiting in the spool (0 without one). */
 uint64_t delivery_spool_pending(const struct delivery *d);
 /* When (ops->now) the spool's oldest record may be tried again. */

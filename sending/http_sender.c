@@ -25,6 +25,8 @@ struct http_endpoint {
 	char *auth_header; /* "Authorization: Bearer ..."; secret */
 	char errbuf[CURL_ERROR_SIZE];
 	struct http_response *cur; /* the response being filled */
+	bool (*give_up)(void *ctx);
+	void *give_up_ctx;
 };
 
 _Static_assert(HTTP_ERROR_SIZE >= CURL_ERROR_SIZE, "HTTP_ERROR_SIZE too small");
@@ -275,6 +277,31 @@ int http_post(struct http_endpoint *ep, const struct payload *p, struct http_res
 free_headers:
 	curl_slist_free_all(h);
 	return err;
+}
+
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct http_endpoint *ep = arg;
+
+	return ep->give_up(ep->give_up_ctx) ? 1 : 0; /* non-zero: CURLE_ABORTED_BY_CALLBACK */
+}
+
+int http_endpoint_set_give_up(struct http_endpoint *ep, bool (*give_up)(void *ctx), void *ctx)
+{
+	CURLcode rc;
+
+	ep->give_up = give_up;
+	ep->give_up_ctx = ctx;
+	rc = curl_easy_setopt(ep->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(ep->curl, CURLOPT_XFERINFODATA, ep);
+	if (rc == CURLE_OK)
+		rc = curl_easy_setopt(ep->curl, CURLOPT_NOPROGRESS, 0L);
+	if (rc != CURLE_OK) {
+		mb_err("URL \"%s\": curl progress callback: %s", ep->url, curl_easy_strerror(rc));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 const char *http_endpoint_url(const struct http_endpoint *ep)

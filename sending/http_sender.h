@@ -53,6 +53,12 @@ int http_endpoint_new(const char *url, const struct sender_config *c, const stru
 		      struct http_endpoint **out);
 /* 0 when an HTTP answer came (any status), -EIO on a transport error (see r->error). */
 int http_post(struct http_endpoint *ep, const struct payload *p, struct http_response *r);
+/*
+ * @give_up(@ctx) is asked while a request runs (about once a second, and
+ * as it starts): true cuts it off (a transport error, "aborted"). The
+ * sender's bounded stop.
+ */
+int http_endpoint_set_give_up(struct http_endpoint *ep, bool (*give_up)(void *ctx), void *ctx);
 const char *http_endpoint_url(const struct http_endpoint *ep);
 void http_endpoint_free(struct http_endpoint *ep);
 

@@ -31,9 +31,14 @@ struct sender {
 	bool stopping;
 	uint64_t intervals;
 
+	double stop_deadline;  /* monotonic; requests still running then are cut off */
+	struct snapshot **spill; /* see spill_pop(); SENDER_MAX_SPILL at most */
+	size_t nr_spill;
+	uint64_t queue_drops_unlogged; /* without a spool: drops since the last log line */
+	double queue_drop_logged_at;
 	/* thread only */
 	struct stale_tracker *tracker;
-	struct series_set set;
+	struct series_set sets[SENDER_MAX_PACK];
 	unsigned int rand_state;
 };
 
@@ -97,6 +102,18 @@ static bool wait_or_stop(void *ctx, double secs)
 	return v;
 }
 
+/* Asked by a running request: cut it off, the stop's deadline has passed. */
+static bool give_up(void *ctx)
+{
+	struct sender *s = ctx;
+	bool v;
+
+	pthread_mutex_lock(&s->lock);
+	v = s->stopping && now_mono(NULL) >= s->stop_deadline;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
 static double uniform(void *ctx)
 {
 	struct sender *s = ctx;
@@ -105,7 +122,40 @@ static double uniform(void *ctx)
 }
 
 /* ---- the thread */
-static void process(struct sender *s, const struct snapshot *snap)
+
+/*
+ * The intervals the queue had to make room for while a SpoolDir is set:
+ * older than everything still queued, newer than the request in flight, so
+ * the thread takes them first and the order of every series is kept.
+ */
+static struct snapshot *spill_pop(struct sender *s)
+{
+	struct snapshot *snap = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->nr_spill) {
+		snap = s->spill[0];
+		memmove(&s->spill[0], &s->spill[1], --s->nr_spill * sizeof(*s->spill));
+	}
+	pthread_mutex_unlock(&s->lock);
+	return snap;
+}
+
+/* The next waiting interval, the spilled ones first; NULL when none waits. */
+static struct snapshot *next_waiting(struct sender *s)
+{
+	struct snapshot *snap = spill_pop(s);
+
+	return snap ? snap : send_queue_try_pop(s->queue);
+}
+
+/*
+ * Sends @first and the intervals waiting behind it together: their series
+ * are packed into as few requests as the limits allow (batch_encode_sets),
+ * so that a collector slower than the interval gets fewer, larger requests
+ * and the sender keeps up. Takes the snapshots.
+ */
+static void process_batch(struct sender *s, struct snapshot *first)
 {
 	struct series_opts o = {
 		.host = s->cfg.host,
@@ -114,44 +164,58 @@ static void process(struct sender *s, const struct snapshot *snap)
 		.unit_label = s->cfg.unit_label,
 		.container_id_label = s->cfg.container_id_label,
 	};
-	int err;
+	size_t max_values = s->cfg.max_samples ? s->cfg.max_samples : SENDER_DEFAULT_MAX_SAMPLES;
+	struct snapshot *snaps[SENDER_MAX_PACK];
+	const struct series_set *sets[SENDER_MAX_PACK];
+	size_t n = 0, built = 0, values = 0;
 
-	err = series_set_build(&s->set, &o, snap, s->tracker);
-	if (err) {
-		mb_err("cannot build the series of an interval: %s", strerror(-err));
-		delivery_count_drop(s->delivery, DROP_ENCODE, snap->nr_values);
-		return;
+	snaps[n++] = first;
+	values += first->nr_values;
+	while (n < SENDER_MAX_PACK && values < max_values && (snaps[n] = next_waiting(s)))
+		values += snaps[n++]->nr_values;
+	for (size_t i = 0; i < n; i++) {
+		int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
+
+		if (err) {
+			mb_err("cannot build the series of an interval: %s", strerror(-err));
+			delivery_count_drop(s->delivery, DROP_ENCODE, snaps[i]->nr_values);
+		} else {
+			sets[built] = &s->sets[built];
+			built++;
+		}
+		snapshot_free(snaps[i]);
 	}
-	delivery_send_set(s->delivery, &s->set);
-}
-
-static void process_one(struct sender *s, struct snapshot *snap)
-{
-	process(s, snap);
-	snapshot_free(snap);
+	if (built)
+		delivery_send_sets(s->delivery, sets, built);
 	pthread_mutex_lock(&s->lock);
-	s->intervals++;
+	s->intervals += n;
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Between spooled records: what the read callback queued goes to the spool (or out). */
+/* Between spooled records: what waits goes to the spool (or out). */
 static void drain_queue(void *arg)
 {
 	struct sender *s = arg;
-	void *snap;
+	struct snapshot *snap;
 
-	while ((snap = send_queue_try_pop(s->queue)))
-		process_one(s, snap);
+	while ((snap = next_waiting(s)))
+		process_batch(s, snap);
 }
 
 static void *sender_main_spool(struct sender *s)
 {
+	double left;
+
 	for (;;) {
 		struct timespec until;
 		void *snap;
 		int rc;
 
 		delivery_replay(s->delivery, 0, drain_queue, s);
+		if ((snap = spill_pop(s))) {
+			process_batch(s, snap);
+			continue;
+		}
 		if (delivery_spool_pending(s->delivery)) {
 			double t = delivery_retry_at(s->delivery);
 
@@ -162,10 +226,13 @@ static void *sender_main_spool(struct sender *s)
 		if (rc == -EPIPE)
 			break;
 		if (!rc)
-			process_one(s, snap);
+			process_batch(s, snap);
 	}
-	/* stop: the queue is empty (sent or spooled); replay what time allows */
-	delivery_replay(s->delivery, SENDER_SHUTDOWN_S, drain_queue, s);
+	/* stop: what waits is sent or spooled; then replay what the deadline allows */
+	drain_queue(s);
+	left = s->stop_deadline - now_mono(NULL);
+	if (left > 0.05)
+		delivery_replay(s->delivery, left, drain_queue, s);
 	delivery_leave_spool(s->delivery);
 	return NULL;
 }
@@ -175,10 +242,10 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	struct snapshot *snap;
 
-	if (s->cfg.spool_dir)
+	if (delivery_spool_on(s->delivery))
 		return sender_main_spool(s);
 	while ((snap = send_queue_pop(s->queue)))
-		process_one(s, snap);
+		process_batch(s, snap);
 	return NULL;
 }
 
@@ -259,7 +326,11 @@ static void sender_free(struct sender *s)
 	delivery_free(s->delivery);
 	http_secrets_free(&s->secrets);
 	stale_tracker_free(s->tracker);
-	series_set_free(&s->set);
+	for (size_t i = 0; i < SENDER_MAX_PACK; i++)
+		series_set_free(&s->sets[i]);
+	for (size_t i = 0; i < s->nr_spill; i++)
+		snapshot_free(s->spill[i]);
+	free(s->spill);
 	sender_config_free(&s->cfg);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
@@ -276,7 +347,8 @@ int sender_start(const struct sender_config *c, struct sender **out)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);
-	series_set_init(&s->set);
+	for (size_t i = 0; i < SENDER_MAX_PACK; i++)
+		series_set_init(&s->sets[i]);
 	s->rand_state = (unsigned int)time(NULL) ^ (unsigned int)(uintptr_t)s;
 	err = copy_config(&s->cfg, c);
 	if (err)
@@ -296,6 +368,8 @@ int sender_start(const struct sender_config *c, struct sender **out)
 		mb_warn("VerifyPeer false: TLS certificates of the receivers are NOT checked");
 	for (size_t i = 0; i < c->nr_urls; i++, s->nr_eps++) {
 		err = http_endpoint_new(c->urls[i], &s->cfg, &s->secrets, &s->eps[i]);
+		if (!err)
+			err = http_endpoint_set_give_up(s->eps[i], give_up, s);
 		if (err)
 			goto free_sender;
 	}
@@ -306,6 +380,13 @@ int sender_start(const struct sender_config *c, struct sender **out)
 	err = start_delivery(s);
 	if (err)
 		goto free_sender;
+	if (delivery_spool_on(s->delivery)) {
+		s->spill = calloc(SENDER_MAX_SPILL, sizeof(*s->spill));
+		if (!s->spill) {
+			err = -ENOMEM;
+			goto free_sender;
+		}
+	}
 	err = send_queue_new(c->queue_length ? c->queue_length : SENDER_DEFAULT_QUEUE_LENGTH, &s->queue);
 	if (err)
 		goto free_sender;
@@ -323,6 +404,50 @@ free_sender:
 	return err;
 }
 
+/* Without a spool: a queue-full drop, counted, and logged at most once a minute. */
+static void drop_queued(struct sender *s, struct snapshot *snap)
+{
+	double now = now_mono(NULL);
+	uint64_t n;
+
+	delivery_count_drop(s->delivery, DROP_QUEUE_FULL, snap->nr_values);
+	snapshot_free(snap);
+	pthread_mutex_lock(&s->lock);
+	n = ++s->queue_drops_unlogged;
+	if (n > 1 && now - s->queue_drop_logged_at < 60) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	s->queue_drops_unlogged = 0;
+	s->queue_drop_logged_at = now;
+	pthread_mutex_unlock(&s->lock);
+	mb_warn("the collector is not keeping up and there is no SpoolDir: dropped %llu interval%s "
+		"(QueueLength %zu full; counted as reason queue_full)",
+		(unsigned long long)n, n == 1 ? "" : "s",
+		s->cfg.queue_length ? s->cfg.queue_length : (size_t)SENDER_DEFAULT_QUEUE_LENGTH);
+}
+
+/*
+ * With a spool, an interval the queue makes room for is not dropped: it
+ * waits in the spill list for the thread, which sends or spools it before
+ * anything still queued. Only past SENDER_MAX_SPILL (a collector hung far
+ * longer than its Timeout) is the oldest dropped.
+ */
+static void spill(struct sender *s, struct snapshot *snap)
+{
+	struct snapshot *dropped = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->nr_spill == SENDER_MAX_SPILL) {
+		dropped = s->spill[0];
+		memmove(&s->spill[0], &s->spill[1], --s->nr_spill * sizeof(*s->spill));
+	}
+	s->spill[s->nr_spill++] = snap;
+	pthread_mutex_unlock(&s->lock);
+	if (dropped)
+		drop_queued(s, dropped);
+}
+
 void sender_submit(struct sender *s, struct snapshot *snap)
 {
 	void *evicted = NULL;
@@ -332,10 +457,12 @@ void sender_submit(struct sender *s, struct snapshot *snap)
 		snapshot_free(snap);
 		return;
 	}
-	if (evicted) {
-		delivery_count_drop(s->delivery, DROP_QUEUE_FULL, ((struct snapshot *)evicted)->nr_values);
-		snapshot_free(evicted);
-	}
+	if (!evicted)
+		return;
+	if (s->spill)
+		spill(s, evicted);
+	else
+		drop_queued(s, evicted);
 }
 
 void sender_get_stats(struct sender *s, struct sender_stats *out)
@@ -353,6 +480,7 @@ void sender_stop(struct sender *s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
+	s->stop_deadline = now_mono(NULL) + SENDER_SHUTDOWN_S;
 	pthread_cond_broadcast(&s->wake);
 	pthread_mutex_unlock(&s->lock);
 	send_queue_close(s->queue);

@@ -9,24 +9,41 @@
  *
  * What happens to each request (retry, backoff, failover, the fallback to
  * remote write 1.0, the disk spool) is the delivery policy, delivery.h; this
- * is the thread around it. Without SpoolDir: while the thread retries, the
- * queue keeps the newest intervals; the oldest is dropped when it is full
- * (reason "queue_full"). At stop, what is queued gets one attempt each
- * (failures: reason "shutdown").
+ * is the thread around it. Intervals that wait together (the collector is
+ * slower than the interval) are packed into the same requests, up to
+ * MaxSamplesPerSend, so the sender catches up instead of falling behind.
+ *
+ * Without SpoolDir: while the thread retries, the queue keeps the newest
+ * intervals; the oldest is dropped when it is full (reason "queue_full",
+ * logged at most once a minute). At stop, what is queued gets one attempt
+ * each until the deadline (failures: reason "shutdown").
  *
  * With SpoolDir, the thread drains the queue at once into the policy, which
  * sends or spools; while the spool holds anything, the thread replays it
  * when the backoff has passed, and between records drains the queue into
- * the spool. At stop, the queue is sent or spooled, then the spool is
- * replayed for at most SENDER_SHUTDOWN_S seconds (when not in backoff); the
- * rest stays on disk for the next start.
+ * the spool. An interval the full queue makes room for goes to the spill
+ * list and from there to the spool, not to the floor. At stop, the queue is
+ * sent or spooled, then the spool is replayed until the deadline; the rest
+ * stays on disk for the next start.
+ *
+ * Stop: SENDER_SHUTDOWN_S after sender_stop() every request still running
+ * is cut off, so a hung collector cannot hold collectd's shutdown.
  */
 #ifndef MEMCG_BPF_SENDER_H
 #define MEMCG_BPF_SENDER_H
 
 #include <stdint.h>
 
+/*
+ * The stop's deadline: what is still running then is cut off (spooled with
+ * a SpoolDir, else dropped as "shutdown"); a stop takes at most about this
+ * plus one second, whatever Timeout and QueueLength are.
+ */
 #define SENDER_SHUTDOWN_S 5.0
+/* Intervals waiting together that are packed into the same requests. */
+#define SENDER_MAX_PACK 32
+/* With a SpoolDir: intervals the full queue handed over, before the oldest is dropped. */
+#define SENDER_MAX_SPILL 1024
 
 #include "sending/sender_config.h"
 #include "sending/sender_stats.h"

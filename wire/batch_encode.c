@@ -36,25 +36,63 @@ static int push_payload(struct payload_list *out, const struct payload *p)
 	return 0;
 }
 
-static int encode_range(const struct series_set *set, size_t from, size_t to, enum wire_format f,
-			enum compression c, struct payload_list *out)
+static int encode_one(const struct series_set *set, size_t from, size_t to, enum wire_format f,
+		      struct byte_buf *raw)
 {
-	struct byte_buf *raw = &out->raw, z = { 0 };
-	struct payload p = { .format = f, .compression = c, .nr_samples = to - from };
-	int err;
-
 	switch (f) {
 	case WIRE_REMOTE_WRITE:
-		err = remote_write_encode(set, from, to, raw);
-		break;
+		return remote_write_encode(set, from, to, raw);
 	case WIRE_REMOTE_WRITE_V2:
-		err = remote_write_v2_encode(set, from, to, raw);
-		break;
+		return remote_write_v2_encode(set, from, to, raw);
 	case WIRE_OTLP:
-		err = otlp_encode(set, from, to, raw);
-		break;
-	default:
-		err = -EINVAL;
+		return otlp_encode(set, from, to, raw);
+	}
+	return -EINVAL;
+}
+
+/* Items [from, to) of one set: one part of a request. */
+struct range {
+	const struct series_set *set;
+	size_t from, to;
+};
+
+static int append_raw(struct byte_buf *dst, const struct byte_buf *src)
+{
+	int err = byte_buf_reserve(dst, dst->len + src->len);
+
+	if (err)
+		return err;
+	memcpy(dst->data + dst->len, src->data, src->len);
+	dst->len += src->len;
+	return 0;
+}
+
+/*
+ * Encodes one request of @n ranges and compresses it into a payload of
+ * @out. Several ranges (of several intervals) are encoded one by one and
+ * their protobuf joined: a message's encodings concatenated are the
+ * message with the repeated fields of all (remote write 1.0's timeseries,
+ * OTLP's resource_metrics).
+ */
+static int encode_request(const struct range *r, size_t n, enum wire_format f, enum compression c,
+			  struct payload_list *out)
+{
+	struct byte_buf *raw = &out->raw, z = { 0 };
+	struct payload p = { .format = f, .compression = c };
+	int err = 0;
+
+	for (size_t k = 0; k < n; k++)
+		p.nr_samples += r[k].to - r[k].from;
+	if (n == 1) {
+		err = encode_one(r[0].set, r[0].from, r[0].to, f, raw);
+	} else {
+		out->joined.len = 0;
+		for (size_t k = 0; k < n && !err; k++) {
+			err = encode_one(r[k].set, r[k].from, r[k].to, f, raw);
+			if (!err)
+				err = append_raw(&out->joined, raw);
+		}
+		raw = &out->joined;
 	}
 	if (err)
 		goto free_bufs;
@@ -73,30 +111,60 @@ free_bufs:
 	return err;
 }
 
+/* Packs the items of @sets, in order, into requests within @lim; see batch_encode_sets(). */
+static int pack_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
+		     enum compression c, const struct batch_limits *lim, struct payload_list *out)
+{
+	size_t max_samples = lim->max_samples ? lim->max_samples : BATCH_DEFAULT_MAX_SAMPLES;
+	size_t max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
+	size_t samples = 0, bytes = 0, nr = 0;
+	struct range *r;
+	int err = 0;
+
+	r = calloc(nr_sets, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (size_t s = 0; s < nr_sets && !err; s++) {
+		const struct series_set *set = sets[s];
+
+		for (size_t i = 0; i < set->nr_items && !err; i++) {
+			size_t sz = batch_item_size(set, i, f);
+
+			if (samples && (samples == max_samples || bytes + sz > max_bytes)) {
+				err = encode_request(r, nr, f, c, out);
+				samples = bytes = nr = 0;
+			}
+			if (!nr || r[nr - 1].set != set)
+				r[nr++] = (struct range){ set, i, i };
+			r[nr - 1].to = i + 1;
+			samples++;
+			bytes += sz;
+		}
+	}
+	if (!err && samples)
+		err = encode_request(r, nr, f, c, out);
+	free(r);
+	return err;
+}
+
+int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
+		      enum compression c, const struct batch_limits *lim, struct payload_list *out)
+{
+	int err = 0;
+
+	c = compression_effective(f, c);
+	if (f != WIRE_REMOTE_WRITE_V2)
+		return pack_sets(sets, nr_sets, f, c, lim, out);
+	/* 2.0's symbol table is per request: intervals are not joined */
+	for (size_t s = 0; s < nr_sets && !err; s++)
+		err = pack_sets(&sets[s], 1, f, c, lim, out);
+	return err;
+}
+
 int batch_encode(const struct series_set *set, enum wire_format f, enum compression c,
 		 const struct batch_limits *lim, struct payload_list *out)
 {
-	size_t from = 0, bytes = 0;
-	size_t max_samples = lim->max_samples ? lim->max_samples : BATCH_DEFAULT_MAX_SAMPLES;
-	size_t max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
-	int err;
-
-	c = compression_effective(f, c);
-	for (size_t i = 0; i < set->nr_items; i++) {
-		size_t sz = batch_item_size(set, i, f);
-
-		if (i > from && (i - from == max_samples || bytes + sz > max_bytes)) {
-			err = encode_range(set, from, i, f, c, out);
-			if (err)
-				return err;
-			from = i;
-			bytes = 0;
-		}
-		bytes += sz;
-	}
-	if (set->nr_items > from)
-		return encode_range(set, from, set->nr_items, f, c, out);
-	return 0;
+	return batch_encode_sets(&set, 1, f, c, lim, out);
 }
 
 void payload_list_clear(struct payload_list *l)
@@ -110,6 +178,7 @@ void payload_list_free(struct payload_list *l)
 {
 	payload_list_clear(l);
 	byte_buf_free(&l->raw);
+	byte_buf_free(&l->joined);
 	free(l->p);
 	l->p = NULL;
 	l->cap = 0;

@@ -29,6 +29,7 @@ struct payload_list {
 	struct payload *p;
 	size_t n, cap;
 	struct byte_buf raw; /* protobuf before compression, reused by every request */
+	struct byte_buf joined; /* a request of several intervals, joined from raw */
 };
 
 /* Per request; 0 takes the default. */
@@ -43,6 +44,15 @@ struct batch_limits {
 /* Encodes @set as requests appended to @out. 0 or a negative errno. */
 int batch_encode(const struct series_set *set, enum wire_format f, enum compression c,
 		 const struct batch_limits *lim, struct payload_list *out);
+/*
+ * The same for several intervals (oldest first) that wait together: their
+ * items are packed into as few requests as the limits allow, so that a
+ * collector slower than the interval is sent fewer, larger requests instead
+ * of falling behind. Remote write 2.0 joins no intervals (its symbol table
+ * is per request): each set is encoded on its own.
+ */
+int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
+		      enum compression c, const struct batch_limits *lim, struct payload_list *out);
 void payload_list_clear(struct payload_list *l);
 void payload_list_free(struct payload_list *l);
 

@@ -8,7 +8,10 @@ the number of rows collectd wrote for it (one per interval it ran), with no
 one summary line; exit 1 on any difference.
 --missing-intervals N expects exactly N whole intervals missing (the 400 test:
 those were dropped by design).
+--rejected FILE (the fault proxy's /rejected: every sample of a request it
+answered with an error) expects exactly those samples missing and no other.
 """
+import json
 import argparse
 import math
 import os
@@ -25,18 +28,25 @@ def main():
     ap.add_argument("--missing-intervals", type=int, default=0,
                     help="exactly this many intervals are missing, each from every series (dropped by design)")
     ap.add_argument("--from-ms", type=int, default=0, help="ignore stored samples before this time")
+    ap.add_argument("--rejected", help="exactly these (series, timestamp) are missing (JSON lines)")
     a = ap.parse_args()
     expected = compare.load_csv(a.csv)
     csv_types = {(k[1], k[2]) for k in expected}
-    got, dups = {}, 0
-    for labels, samples in compare.load_vm(a.vm):
+
+    def key_of(labels):
         name = labels.get("__name__", "")
         if name.startswith("memcg_bpf_sender_"):
-            continue
+            return None
         ts = compare.stat_of(name, csv_types)
         if ts is None or "cgroup" not in labels:
+            return None
+        return (compare.instance_of(labels["cgroup"]),) + ts
+
+    got, dups = {}, 0
+    for labels, samples in compare.load_vm(a.vm):
+        key = key_of(labels)
+        if key is None:
             continue
-        key = (compare.instance_of(labels["cgroup"]),) + ts
         stamps = [t for t, v in samples if not math.isnan(v) and t >= a.from_ms]
         dups += len(stamps) - len(set(stamps))
         got.setdefault(key, []).extend(stamps)
@@ -56,6 +66,21 @@ def main():
     print("check_vm: %d series; csv rows per series %d..%d; stored per series %d..%d; "
           "%d missing, %d not sampled, %d duplicates, %d series with a different count"
           % (len(expected), min(rows), max(rows), min(counts), max(counts), missing, extra, dups, wrong_count))
+    if a.rejected:
+        want_missing = set()
+        with open(a.rejected) as f:
+            for line in f:
+                r = json.loads(line)
+                key = key_of(r["labels"])
+                if key is not None and key in expected and r["ts"] >= a.from_ms:
+                    want_missing.add((key, r["ts"]))
+        have_missing = {(key, t) for key, vals in expected.items()
+                        for t in set(vals) - set(got.get(key, []))}
+        print("check_vm: %d samples rejected by the collector, %d missing; %d missing that it did not reject, "
+              "%d it rejected that arrived anyway" % (len(want_missing), len(have_missing),
+                                                      len(have_missing - want_missing),
+                                                      len(want_missing - have_missing)))
+        return 0 if have_missing == want_missing and want_missing and not extra and not dups else 1
     if a.missing_intervals:
         sampled = {}
         for vals in expected.values():

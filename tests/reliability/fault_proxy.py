@@ -4,8 +4,11 @@
 
 It listens on 127.0.0.1 (data port) and forwards POSTs to --upstream
 (VictoriaMetrics) while the mode is "pass". A control port takes
-  GET /mode/NAME[?retry_after=S&hang=S]   switch the fault
+  GET /mode/NAME[?retry_after=S&hang=S&delay=S]   switch the fault
   GET /stats                              JSON counters
+  GET /rejected                           the (labels, timestamp) of every
+                                          sample in a request answered with
+                                          an error status, one JSON per line
 Modes:
   pass      forward, and decode every forwarded remote write 1.0 request
             (snappy + protobuf) to count samples and duplicate
@@ -18,6 +21,12 @@ Modes:
             answering, then cut the connection
   reset     read half the body, then reset the connection (RST)
   400       read the request, answer 400 (the sender must drop and count)
+  NNN       any other status: read the request, answer NNN (a 3xx with a
+            Location header)
+  slow      forward as "pass" does, but answer only after S seconds
+            (delay, default 1.8): a collector slower than the interval
+Retry-After is sent as given (retry_after may be 0, or "past" for a date
+in the past).
 """
 import argparse
 import json
@@ -36,11 +45,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from wire_receiver import pb_fields, snappy_block_decode  # noqa: E402
 
 state = {
-    "mode": "pass", "retry_after": 2, "hang": 30.0,
+    "mode": "pass", "retry_after": "2", "hang": 30.0, "delay": 1.8,
     "requests": {}, "forwarded": 0, "forwarded_samples": 0, "duplicates": 0,
     "decode_errors": 0, "upstream_errors": 0,
 }
 seen = set()
+rejected = []  # (labels, timestamp) of the samples of requests answered with an error
 lock = threading.Lock()
 data_server = None
 args = None
@@ -107,6 +117,8 @@ class Data(BaseHTTPRequestHandler):
             self.connection.close()
             return
         body, _ = self.read_body()
+        if mode not in ("pass", "slow", "hang"):
+            self.note_rejected(body)
         if mode == "hang":
             time.sleep(hang)
             self.close_connection = True
@@ -114,9 +126,15 @@ class Data(BaseHTTPRequestHandler):
         if mode in ("500", "503"):
             return self.answer(int(mode), b"fault proxy: %s\n" % mode.encode())
         if mode == "429":
+            if retry_after == "past":
+                retry_after = "Wed, 21 Oct 2015 07:28:00 GMT"
             return self.answer(429, b"fault proxy: slow down\n", [("Retry-After", str(retry_after))])
         if mode == "400":
             return self.answer(400, b"fault proxy: bad request (injected)\n")
+        if mode.isdigit():
+            status = int(mode)
+            hdrs = [("Location", "http://127.0.0.1:9/elsewhere")] if 300 <= status < 400 else []
+            return self.answer(status, b"fault proxy: %d (injected)\n" % status, hdrs)
         # pass
         if self.headers.get("Content-Encoding") == "snappy" and \
                 self.headers.get("X-Prometheus-Remote-Write-Version", "").startswith("0.1"):
@@ -146,7 +164,24 @@ class Data(BaseHTTPRequestHandler):
             return self.answer(502, ("fault proxy: upstream: %s\n" % e).encode())
         with lock:
             state["forwarded"] += 1
+            delay = state["delay"]
+        if mode == "slow":
+            time.sleep(delay)
         self.answer(status, rbody)
+
+    def note_rejected(self, body):
+        if self.headers.get("Content-Encoding") != "snappy":
+            return
+        try:
+            pairs = decode_rw1(body)
+        except Exception:  # noqa: BLE001 - counted, the test fails on it
+            with lock:
+                state["decode_errors"] += 1
+            return
+        with lock:
+            for key, ts in pairs:
+                rejected.append({"labels": {k.decode(): v.decode("utf-8", "surrogateescape")
+                                            for k, v in key}, "ts": ts})
 
 
 def start_data():
@@ -177,7 +212,9 @@ class Control(BaseHTTPRequestHandler):
             with lock:
                 state["mode"] = mode
                 if "retry_after" in q:
-                    state["retry_after"] = int(q["retry_after"][0])
+                    state["retry_after"] = q["retry_after"][0]
+                if "delay" in q:
+                    state["delay"] = float(q["delay"][0])
                 if "hang" in q:
                     state["hang"] = float(q["hang"][0])
             if mode == "refuse":
@@ -188,6 +225,9 @@ class Control(BaseHTTPRequestHandler):
         elif u.path == "/stats":
             with lock:
                 body = json.dumps(state).encode()
+        elif u.path == "/rejected":
+            with lock:
+                body = "".join(json.dumps(r) + "\n" for r in rejected).encode()
         else:
             self.send_response(404)
             self.end_headers()

@@ -72,7 +72,7 @@ last_self() {
 }
 
 spool_files() { # spool_files DIR: segment files in DIR/spool (not strays named alike)
-	find "$1/spool" -type f -regex '.*/[0-9a-f]\{16\}\.spool' 2>/dev/null | wc -l
+	find "$1/spool" -maxdepth 1 -type f -name '*.spool' 2>/dev/null | grep -cE '/[0-9a-f]{16}\.spool$'
 }
 
 wait_drained() { # wait_drained DIR TIMEOUT_S: no segment file left

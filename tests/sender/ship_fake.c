@@ -86,6 +86,17 @@ int main(int argc, char **argv)
 		self_values_from_sender(&self, &st);
 		self_metrics_to_snapshot(&self, snap);
 		sender_submit(s, snap);
+		/*
+		 * One interval at a time, as a collector that keeps up sees
+		 * them: intervals that wait together would be packed into one
+		 * request, and the checks count requests per interval.
+		 */
+		for (int waited = 0; waited < 300; waited++) {
+			sender_get_stats(s, &st);
+			if (st.intervals == (uint64_t)i + 1)
+				break;
+			usleep(100000);
+		}
 	}
 	/* let retries run their course before stopping (stop gives one last try only) */
 	for (int waited = 0; waited < 300; waited++) {

@@ -114,6 +114,50 @@ static void test_remote_write_v1(void **state)
 	series_set_free(&set);
 }
 
+/*
+ * Two intervals waiting together go out in one remote write 1.0 request:
+ * the first interval's series, then the second's; split only by the limits.
+ */
+static void test_intervals_packed_into_one_request(void **state)
+{
+	struct series_set a, b;
+	const struct series_set *sets[] = { &a, &b };
+	struct payload_list pl = { 0 };
+	struct batch_limits lim = { 0 };
+	Prometheus__WriteRequest *req;
+	size_t len;
+	uint8_t *raw;
+
+	build(&a, 4, false);
+	build(&b, 4, false);
+	b.ts_ms = a.ts_ms + 1000;
+	assert_int_equal(batch_encode_sets(sets, 2, WIRE_REMOTE_WRITE, COMPRESSION_DEFAULT, &lim, &pl), 0);
+	assert_int_equal(pl.n, 1);
+	assert_int_equal(pl.p[0].nr_samples, a.nr_items + b.nr_items);
+	raw = unsnappy(&pl.p[0], &len);
+	req = prometheus__write_request__unpack(NULL, len, raw);
+	assert_non_null(req);
+	assert_int_equal(req->n_timeseries, a.nr_items + b.nr_items);
+	for (size_t i = 0; i < req->n_timeseries; i++)
+		assert_int_equal(req->timeseries[i]->samples[0]->timestamp, i < a.nr_items ? a.ts_ms : b.ts_ms);
+	prometheus__write_request__free_unpacked(req, NULL);
+	free(raw);
+	/* a limit between the two: two requests, the second holding the rest of a and all of b */
+	payload_list_clear(&pl);
+	lim.max_samples = a.nr_items - 2;
+	assert_int_equal(batch_encode_sets(sets, 2, WIRE_REMOTE_WRITE, COMPRESSION_DEFAULT, &lim, &pl), 0);
+	assert_int_equal(pl.n, 3);
+	assert_int_equal(pl.p[0].nr_samples + pl.p[1].nr_samples + pl.p[2].nr_samples, a.nr_items + b.nr_items);
+	/* remote write 2.0 joins no intervals */
+	payload_list_clear(&pl);
+	lim.max_samples = 0;
+	assert_int_equal(batch_encode_sets(sets, 2, WIRE_REMOTE_WRITE_V2, COMPRESSION_DEFAULT, &lim, &pl), 0);
+	assert_int_equal(pl.n, 2);
+	payload_list_free(&pl);
+	series_set_free(&a);
+	series_set_free(&b);
+}
+
 static void test_split_by_samples_and_bytes(void **state)
 {
 	struct series_set set;
@@ -371,6 +415,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_remote_write_v1),
+		cmocka_unit_test(test_intervals_packed_into_one_request),
 		cmocka_unit_test(test_split_by_samples_and_bytes),
 		cmocka_unit_test(test_remote_write_v2_symbols),
 		cmocka_unit_test(test_otlp_gzip_and_zstd),
