@@ -5,11 +5,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -34,32 +37,51 @@ _Static_assert(HTTP_ERROR_SIZE >= CURL_ERROR_SIZE, "HTTP_ERROR_SIZE too small");
 int http_read_secret(const char *file, const char *key, char **out)
 {
 	char buf[SECRET_MAX];
-	FILE *f;
-	size_t n;
-	int err;
+	struct stat st;
+	ssize_t n;
+	int fd, err;
 
-	f = fopen(file, "re");
-	if (!f) {
+	/* O_NONBLOCK: a FIFO or a device must not hang collectd's init */
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
 		err = -errno;
 		mb_err("%s \"%s\": %s", key, file, strerror(-err));
 		return err;
 	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	err = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (err) {
-		mb_err("%s \"%s\": read error", key, file);
-		return err;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		mb_err("%s \"%s\": %s", key, file, strerror(-err));
+		goto close_fd;
+	}
+	err = -EINVAL;
+	if (!S_ISREG(st.st_mode)) {
+		mb_err("%s \"%s\": not a regular file (a secret is read from a file of its own)", key, file);
+		goto close_fd;
+	}
+	if (st.st_size >= (off_t)sizeof(buf)) {
+		mb_err("%s \"%s\": %lld bytes; a secret file holds at most %zu", key, file,
+		       (long long)st.st_size, sizeof(buf) - 1);
+		goto close_fd;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		err = -errno;
+		mb_err("%s \"%s\": %s", key, file, strerror(-err));
+		goto close_fd;
 	}
 	buf[n] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
 	if (!buf[0]) {
 		mb_err("%s \"%s\": the file is empty", key, file);
-		return -EINVAL;
+		goto wipe;
 	}
 	*out = strdup(buf);
+	err = *out ? 0 : -ENOMEM;
+wipe:
 	memset(buf, 0, sizeof(buf));
-	return *out ? 0 : -ENOMEM;
+close_fd:
+	close(fd);
+	return err;
 }
 
 static void free_secret(char *s)

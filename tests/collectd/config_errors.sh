@@ -9,6 +9,8 @@ setup
 kfuncs=no
 grep -qw bpf_get_mem_cgroup /proc/kallsyms 2>/dev/null && kfuncs=yes
 mkdir -p "$T/not-a-cgroup"
+mkfifo "$T/token.fifo"
+head -c 5000 /dev/zero | tr '\0' a >"$T/token.long"
 
 # name | <Plugin> body | text the error line must hold (grep -F)
 CASES=(
@@ -23,6 +25,8 @@ CASES=(
 	"missing CgroupRoot|  CgroupRoot \"$T/no/such/dir\"|CgroupRoot \"$T/no/such/dir\": cgroup root $T/no/such/dir: No such file or directory"
 	"CgroupRoot without a memory hierarchy|  CgroupRoot \"$T/not-a-cgroup\"|CgroupRoot \"$T/not-a-cgroup\": no memory cgroup hierarchy under $T/not-a-cgroup"
 	"Backend bpf without the kfuncs|  Backend \"bpf\"|Backend \"bpf\": backend bpf is not usable here: kernel lacks kfunc bpf_get_mem_cgroup"
+	"BearerTokenFile a FIFO (must not hang collectd)|  URL \"http://127.0.0.1:9/api/v1/write\"\n  BearerTokenFile \"$T/token.fifo\"|BearerTokenFile \"$T/token.fifo\": not a regular file"
+	"BearerTokenFile too long|  URL \"http://127.0.0.1:9/api/v1/write\"\n  BearerTokenFile \"$T/token.long\"|BearerTokenFile \"$T/token.long\": 5000 bytes; a secret file holds at most 4095"
 )
 
 n=0

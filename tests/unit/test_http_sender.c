@@ -149,6 +149,39 @@ static void test_read_secret_empty(void **state)
 	assert_null(strstr(all_msgs, SECRET));
 }
 
+/* A FIFO (or any non-regular file) is refused at once, never waited on. */
+static void test_read_secret_fifo(void **state)
+{
+	char path[64] = "/tmp/memcg_bpf-fifo.XXXXXX";
+	char *s = NULL;
+
+	assert_non_null(mkdtemp(path));
+	strcat(path, "/token");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(http_read_secret(path, "BearerTokenFile", &s), -EINVAL);
+	assert_null(s);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+}
+
+/* Longer than 4,095 bytes: an error, not a token cut short. */
+static void test_read_secret_too_long(void **state)
+{
+	char path[] = "/tmp/memcg_bpf-secret.XXXXXX";
+	int fd = mkstemp(path);
+	char *s = NULL;
+	char big[5000];
+
+	assert_true(fd >= 0);
+	memset(big, 'a', sizeof(big));
+	assert_int_equal(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+	close(fd);
+	assert_int_equal(http_read_secret(path, "BearerTokenFile", &s), -EINVAL);
+	assert_null(s);
+	unlink(path);
+}
+
 /* ---- sender_start: checks made before any request */
 
 static void base_config(struct sender_config *c)
@@ -254,6 +287,8 @@ int main(void)
 		T(test_retry_after_dates),
 		T(test_retry_after_garbage),
 		T(test_read_secret),
+		T(test_read_secret_fifo),
+		T(test_read_secret_too_long),
 		T(test_read_secret_missing),
 		T(test_read_secret_empty),
 		T(test_start_unreadable_token),
