@@ -1,14 +1,15 @@
 #!/bin/bash
-# After an outage the collector comes back answering 404 for a while, then
-# 308 (a redirect, not followed), then takes requests again. The backlog
-# in the spool must survive: the only samples missing from VictoriaMetrics
-# are those of the requests that got the 404 or the 308 (the proxy's
+# After a 30 s outage the collector comes back answering 404 for 40 s (past
+# the longest backoff, so replay meets it), then takes requests again; later
+# it answers 308 (a redirect, not followed) for 5 s. The backlog in the
+# spool must survive: the only samples missing from VictoriaMetrics are
+# those of the requests that got the 404 or the 308 (the proxy's
 # /rejected), each such request is counted as dropped (rejected), and each
 # status is logged once, not once per request.
 . "$(dirname "$0")/lib.sh"
 reliability_setup
 DOWN=${MEMCG_BPF_REJECT_DOWN_SECONDS:-30}
-REJECT=${MEMCG_BPF_REJECT_SECONDS:-6}
+REJECT=${MEMCG_BPF_REJECT_SECONDS:-40}
 
 dir=$(write_conf reject 1 "" "$(plugin_body "$T/reject")")
 root_csv="csv_file '$dir' root bytes-usage"
@@ -20,17 +21,19 @@ sleep "$DOWN"
 files=$(spool_files "$dir")
 fault 404
 sleep "$REJECT"
-fault 308
-sleep 3
 fault pass
-check "the spool drained" wait_drained "$dir" 90
+check "the spool drained after the 404" wait_drained "$dir" 90
+fault 308
+sleep 5
+fault pass
+check "the spool drained after the 308" wait_drained "$dir" 60
 sleep 3
 stop_daemon
 check "collectd exits cleanly" [ "$daemon_rc" = 0 ]
 curl -sf "http://127.0.0.1:$CONTROL_PORT/rejected" >"$T/rejected.jsonl"
 hit=$(proxy_stat requests | python3 -c "import ast,sys; r = ast.literal_eval(sys.stdin.read()); print(r.get('404', 0) + r.get('308', 0))")
 dropped=$(last_self "$dir" derive-sender_dropped_batches-rejected)
-echo "# ${DOWN}s down ($files spool files), ${REJECT}s of 404, 3s of 308: $hit requests rejected," \
+echo "# ${DOWN}s down ($files spool files), ${REJECT}s of 404, 5s of 308: $hit requests rejected," \
 	"$(wc -l <"$T/rejected.jsonl") samples in them; counted as dropped: ${dropped%.*} requests"
 check "spooled while the collector was down" [ "$files" -gt 0 ]
 check "some requests were rejected" [ "$hit" -gt 0 ]
