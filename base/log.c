@@ -6,6 +6,15 @@
 
 static mb_log_sink_t log_sink;
 static int log_max_level = LOG_INFO;
+static bool log_quiet;
+
+bool mb_log_set_quiet(bool quiet)
+{
+	bool was = log_quiet;
+
+	log_quiet = quiet;
+	return was;
+}
 
 void mb_log_set_sink(mb_log_sink_t sink)
 {
@@ -22,7 +31,7 @@ void mb_log(int level, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
-	if (level > log_max_level && !log_sink)
+	if (log_quiet || (level > log_max_level && !log_sink))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -6,6 +6,7 @@
 #ifndef MEMCG_BPF_LOG_H
 #define MEMCG_BPF_LOG_H
 
+#include <stdbool.h>
 #include <syslog.h>
 
 #define MB_LOG_PREFIX "memcg_bpf plugin: "
@@ -15,6 +16,13 @@ typedef void (*mb_log_sink_t)(int level, const char *msg);
 /* Installs the sink (NULL restores stderr) and the most verbose level shown. */
 void mb_log_set_sink(mb_log_sink_t sink);
 void mb_log_set_level(int max_level);
+
+/*
+ * While quiet, messages are dropped (the config parser repeats no error for
+ * a key that already had one). Not thread safe: for single-threaded phases.
+ * Returns the previous setting.
+ */
+bool mb_log_set_quiet(bool quiet);
 
 void mb_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

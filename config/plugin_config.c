@@ -154,8 +154,14 @@ static int set_url(struct plugin_config *c, const char *key, union cfg_arg arg,
 	for (size_t i = 0; i < n; i++) {
 		const char *u = v[i].string;
 
+		char why[160];
+
 		if (strncasecmp(u, "http://", 7) != 0 && strncasecmp(u, "https://", 8) != 0) {
 			mb_err("%s \"%s\": not an http:// or https:// URL", key, u);
+			return -EINVAL;
+		}
+		if (c->check_url && c->check_url(u, why, sizeof(why))) {
+			mb_err("%s \"%s\": not a valid URL: %s", key, u, why);
 			return -EINVAL;
 		}
 		if (c->sender.nr_urls == SENDER_MAX_URLS) {
@@ -269,10 +275,13 @@ static int set_queue_length(struct plugin_config *c, const char *key, union cfg_
 	return set_range(key, arg.integer, 1, SENDER_QUEUE_LENGTH_LIMIT, &c->sender.queue_length);
 }
 
+/* Below this a request cannot even connect; 0.0004 used to become "no timeout" in curl. */
+#define MIN_SECONDS 0.1
+
 static int set_seconds(const char *key, double value, double *out)
 {
-	if (!(value > 0) || value > 3600) {
-		mb_err("%s %g: must be more than 0 and at most 3600 seconds", key, value);
+	if (!(value >= MIN_SECONDS) || value > 3600) {
+		mb_err("%s %g: must be from %g to 3600 seconds", key, value, MIN_SECONDS);
 		return -EINVAL;
 	}
 	*out = value;
@@ -513,35 +522,79 @@ static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_
 	return -EINVAL;
 }
 
-int plugin_config_set(struct plugin_config *c, const char *key, const struct cfg_value *values,
-		      size_t nr_values)
+_Static_assert(NR_KEYS <= PLUGIN_CONFIG_MAX_KEYS, "PLUGIN_CONFIG_MAX_KEYS too small");
+
+/* An unknown key, reported once per name. */
+static void unknown_key(struct plugin_config *c, const char *key)
 {
-	const struct cfg_key *k = NULL;
+	for (size_t i = 0; i < c->nr_unknown; i++)
+		if (strcasecmp(c->unknown[i], key) == 0)
+			return;
+	mb_err("unknown config key \"%s\" (valid keys: %s)", key, plugin_config_keys());
+	if (c->nr_unknown < PLUGIN_CONFIG_MAX_UNKNOWN && (c->unknown[c->nr_unknown] = strdup(key)))
+		c->nr_unknown++;
+}
+
+/* Stat, Cgroup, URL and Label add to a list; every other key is set once. */
+static bool repeatable(const struct cfg_key *k)
+{
+	return k->shape == SHAPE_STRINGS;
+}
+
+/* One line of key @k (index @ki): its shape, then its setter. */
+static int apply(struct plugin_config *c, size_t ki, const struct cfg_value *values, size_t nr_values)
+{
+	const struct cfg_key *k = &keys[ki];
 	union cfg_arg arg = { 0 };
 	int err;
 
-	for (size_t i = 0; i < NR_KEYS && !k; i++)
-		if (strcasecmp(keys[i].name, key) == 0)
-			k = &keys[i];
-	if (!k) {
-		mb_err("unknown config key \"%s\" (valid keys: %s)", key, plugin_config_keys());
-		err = -EINVAL;
-		goto count_error;
+	if (c->key_lines[ki]++ && !repeatable(k)) {
+		mb_err("%s: given more than once (it takes one value; remove the extra lines)", k->name);
+		return -EINVAL;
 	}
 	err = check_shape(k, values, nr_values, &arg);
 	if (err)
-		goto count_error;
+		return err;
 	/* the setters log with the key as the table spells it */
 	err = k->set(c, k->name, arg, values, nr_values);
 	if (err == -ENOMEM)
 		mb_err("%s: out of memory", k->name);
-	if (err)
-		goto count_error;
-	return 0;
-
-count_error:
-	c->errors++;
 	return err;
+}
+
+int plugin_config_set(struct plugin_config *c, const char *key, const struct cfg_value *values,
+		      size_t nr_values)
+{
+	size_t ki;
+	bool was_quiet;
+	int err;
+
+	for (ki = 0; ki < NR_KEYS; ki++)
+		if (strcasecmp(keys[ki].name, key) == 0)
+			break;
+	if (ki == NR_KEYS) {
+		unknown_key(c, key);
+		c->errors++;
+		return -EINVAL;
+	}
+	/* a repeated mistake: counted, logged once (the first), summed up at finish */
+	was_quiet = mb_log_set_quiet(c->key_errors[ki] > 0);
+	err = apply(c, ki, values, nr_values);
+	mb_log_set_quiet(was_quiet);
+	if (err) {
+		c->key_errors[ki]++;
+		c->errors++;
+	}
+	return err;
+}
+
+/* One warning per key whose mistake repeated (only its first line was logged). */
+static void report_repeats(const struct plugin_config *c)
+{
+	for (size_t ki = 0; ki < NR_KEYS; ki++)
+		if (c->key_errors[ki] > 1)
+			mb_warn("%s: %u more lines rejected like the one above (not logged one by one)",
+				keys[ki].name, c->key_errors[ki] - 1);
 }
 
 /* The sender keys that only make sense together. One error each, counted. */
@@ -592,6 +645,7 @@ int plugin_config_finish(struct plugin_config *c)
 {
 	int err;
 
+	report_repeats(c);
 	if (c->errors)
 		return -EINVAL;
 	if (c->nr_stats == 0) {
@@ -623,4 +677,7 @@ void plugin_config_free(struct plugin_config *c)
 	cgroup_filter_free(c->filter);
 	c->filter = NULL;
 	sender_config_free(&c->sender);
+	for (size_t i = 0; i < c->nr_unknown; i++)
+		free(c->unknown[i]);
+	c->nr_unknown = 0;
 }

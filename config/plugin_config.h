@@ -5,8 +5,11 @@
  * plugin_config_set(). One table holds every key, its value shape and its
  * setter, so new keys (the sender's URL, Format, ...) are new rows.
  *
- * Every rejected key logs exactly one error that names the key, the value
- * and the reason.
+ * A rejected line logs one error that names the key, the value and the
+ * reason; further rejected lines of the same key (a repeated mistake) are
+ * counted, not logged again, and plugin_config_finish() sums them up in one
+ * warning. A key that takes one value given twice is an error; Stat, Cgroup,
+ * URL and Label may repeat.
  */
 #ifndef MEMCG_BPF_PLUGIN_CONFIG_H
 #define MEMCG_BPF_PLUGIN_CONFIG_H
@@ -20,6 +23,8 @@
 #include "sampling/stat_catalog.h"
 
 #define PLUGIN_CONFIG_MAX_STATS 128
+#define PLUGIN_CONFIG_MAX_KEYS 64
+#define PLUGIN_CONFIG_MAX_UNKNOWN 8
 
 enum cfg_value_type {
 	CFG_STRING,
@@ -48,7 +53,17 @@ struct plugin_config {
 	bool report_self;
 	struct sender_config sender;    /* URL, Format, ...: the sender is on when nr_urls > 0 */
 	unsigned int sender_keys;       /* sender keys given (they need a URL) */
-	unsigned int errors;            /* keys rejected so far */
+	unsigned int errors;            /* lines rejected so far */
+	/*
+	 * Checks a URL when it is read (the glue sets curl's URL parser here);
+	 * NULL: only the scheme is checked. 0, or -EINVAL with a reason in @why.
+	 */
+	int (*check_url)(const char *url, char *why, size_t len);
+	/* per key of the table: lines seen, lines rejected (only the first is logged) */
+	unsigned int key_lines[PLUGIN_CONFIG_MAX_KEYS];
+	unsigned int key_errors[PLUGIN_CONFIG_MAX_KEYS];
+	char *unknown[PLUGIN_CONFIG_MAX_UNKNOWN]; /* unknown keys already reported */
+	size_t nr_unknown;
 };
 
 /* Sets the defaults. Returns 0 or -ENOMEM. */

@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 
 #include "plugin/sender_self_values.h"
+#include "sending/http_sender.h"
 #include "sending/sender.h"
 #include "series/snapshot.h"
 #endif
@@ -103,6 +104,9 @@ static struct mb_instance *instance_new(void)
 		free(inst);
 		return NULL;
 	}
+#ifdef MEMCG_BPF_HAVE_SENDER
+	inst->cfg.check_url = http_url_check; /* curl's parser, when the URL is read */
+#endif
 	return inst;
 }
 

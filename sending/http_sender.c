@@ -301,6 +301,36 @@ free_headers:
 	return err;
 }
 
+int http_url_check(const char *url, char *why, size_t len)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL;
+	CURLUcode rc;
+	int err = -EINVAL;
+
+	if (!u) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	rc = curl_url_set(u, CURLUPART_URL, url, 0);
+	if (rc == CURLUE_OK)
+		rc = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+	if (rc == CURLUE_OK)
+		rc = curl_url_get(u, CURLUPART_HOST, &host, 0);
+	if (rc != CURLUE_OK)
+		snprintf(why, len, "%s", curl_url_strerror(rc));
+	else if (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)
+		snprintf(why, len, "the scheme is %s, not http or https", scheme);
+	else if (!host[0])
+		snprintf(why, len, "no host");
+	else
+		err = 0;
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return err;
+}
+
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
 	struct http_endpoint *ep = arg;

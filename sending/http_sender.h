@@ -54,6 +54,12 @@ int http_endpoint_new(const char *url, const struct sender_config *c, const stru
 /* 0 when an HTTP answer came (any status), -EIO on a transport error (see r->error). */
 int http_post(struct http_endpoint *ep, const struct payload *p, struct http_response *r);
 /*
+ * Parses @url with curl's URL API as the sender will use it: 0, or -EINVAL
+ * with curl's reason in @why (a space, no host, an unclosed IPv6 bracket,
+ * a port out of range, a scheme other than http or https).
+ */
+int http_url_check(const char *url, char *why, size_t len);
+/*
  * @give_up(@ctx) is asked while a request runs (about once a second, and
  * as it starts): true cuts it off (a transport error, "aborted"). The
  * sender's bounded stop.

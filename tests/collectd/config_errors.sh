@@ -25,6 +25,10 @@ CASES=(
 	"missing CgroupRoot|  CgroupRoot \"$T/no/such/dir\"|CgroupRoot \"$T/no/such/dir\": cgroup root $T/no/such/dir: No such file or directory"
 	"CgroupRoot without a memory hierarchy|  CgroupRoot \"$T/not-a-cgroup\"|CgroupRoot \"$T/not-a-cgroup\": no memory cgroup hierarchy under $T/not-a-cgroup"
 	"Backend bpf without the kfuncs|  Backend \"bpf\"|Backend \"bpf\": backend bpf is not usable here: kernel lacks kfunc bpf_get_mem_cgroup"
+	"malformed URL (a space)|  URL \"http://a b/x\"|URL \"http://a b/x\": not a valid URL: Bad hostname"
+	"malformed URL (unclosed IPv6)|  URL \"https://[::1\"|URL \"https://[::1\": not a valid URL: Bad IPv6 address"
+	"Timeout too small|  URL \"http://127.0.0.1:9/x\"\n  Timeout 0.0004|Timeout 0.0004: must be from 0.1 to 3600 seconds"
+	"a single-value key twice|  MaxDepth 2\n  MaxDepth 3|MaxDepth: given more than once"
 	"BearerTokenFile a FIFO (must not hang collectd)|  URL \"http://127.0.0.1:9/api/v1/write\"\n  BearerTokenFile \"$T/token.fifo\"|BearerTokenFile \"$T/token.fifo\": not a regular file"
 	"BearerTokenFile too long|  URL \"http://127.0.0.1:9/api/v1/write\"\n  BearerTokenFile \"$T/token.long\"|BearerTokenFile \"$T/token.long\": 5000 bytes; a secret file holds at most 4095"
 )
@@ -75,4 +79,13 @@ start_daemon "$dir"
 check "control: a good config writes memcg_bpf values" wait_rows "csv_file '$dir' root bytes-usage" 2 15
 stop_daemon
 check "control: and logs no error" bash -c "! grep -q '\[error\]' '$dir/collectd.log'"
+
+# collectd -t only parses the syntax (collectd 5.12 runs no plugin for it);
+# collectd -T runs the plugin's config and init: it reports what memcg_bpf
+# rejects, and exits 1.
+dir=$(write_conf test-mode 1 "" '  Frobnicate 1')
+check "collectd -t passes a config the plugin rejects (syntax only)" "$COLLECTD" -t -C "$dir/collectd.conf"
+if timeout 60 "$COLLECTD" -T -C "$dir/collectd.conf" >"$dir/T.out" 2>&1; then rc=0; else rc=$?; fi
+check "collectd -T exits 1 on a config the plugin rejects" [ "$rc" = 1 ]
+check "collectd -T shows the plugin's error" grep -q 'unknown config key "Frobnicate"' "$dir/T.out" "$dir/collectd.log"
 finish

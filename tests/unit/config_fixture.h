@@ -16,7 +16,7 @@
 #include "config/plugin_config.h"
 
 static int errors_logged, warnings_logged;
-static char last_error[1024];
+static char last_error[1024], last_warning[1024];
 
 static void capture(int level, const char *msg)
 {
@@ -25,6 +25,7 @@ static void capture(int level, const char *msg)
 		snprintf(last_error, sizeof(last_error), "%s", msg);
 	} else if (level == LOG_WARNING) {
 		warnings_logged++;
+		snprintf(last_warning, sizeof(last_warning), "%s", msg);
 	}
 }
 
@@ -52,10 +53,18 @@ static int teardown(void **state)
 #define S(x) { .type = CFG_STRING, .string = (x) }
 #define N(x) { .type = CFG_NUMBER, .number = (x) }
 #define B(x) { .type = CFG_BOOLEAN, .boolean = (x) }
-#define SET(c, key, ...)                                                                      \
+/* One line, as the next line of a config file (LINE), or as the key's first line (SET). */
+#define LINE(c, key, ...)                                                                     \
 	({                                                                                    \
 		const struct cfg_value v_[] = { __VA_ARGS__ };                                \
-		plugin_config_set((c), (key), v_, ARRAY_SIZE(v_));                \
+		plugin_config_set((c), (key), v_, ARRAY_SIZE(v_));                            \
+	})
+#define SET(c, key, ...)                                                                      \
+	({                                                                                    \
+		struct plugin_config *c_ = (c);                                               \
+		memset(c_->key_lines, 0, sizeof(c_->key_lines));                              \
+		memset(c_->key_errors, 0, sizeof(c_->key_errors));                            \
+		LINE(c_, key, __VA_ARGS__);                                                   \
 	})
 
 /* Exactly one error was logged, and it contains both needles (@needle2 may be NULL). */

@@ -90,6 +90,63 @@ static void test_backend_is_case_insensitive(void **state)
 	assert_int_equal(errors_logged, 0);
 }
 
+/* A key that takes one value, given twice: an error naming it, on the second line. */
+static void test_duplicate_single_key(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(LINE(c, "MaxDepth", N(2)), 0);
+	assert_int_equal(LINE(c, "maxdepth", N(3)), -EINVAL);
+	assert_one_error("MaxDepth", "more than once");
+	assert_int_equal(c->max_depth, 2);
+	/* list keys add up */
+	errors_logged = 0;
+	assert_int_equal(LINE(c, "Stat", S("anon")), 0);
+	assert_int_equal(LINE(c, "Stat", S("file")), 0);
+	assert_int_equal(errors_logged, 0);
+}
+
+static int bad_urls_seen;
+
+static int picky_url_check(const char *url, char *why, size_t len)
+{
+	bad_urls_seen++;
+	if (strchr(url, ' ')) {
+		snprintf(why, len, "a space in the host");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A repeated mistake logs one error and one summing-up warning, not one per line. */
+static void test_repeated_mistake_logged_once(void **state)
+{
+	struct plugin_config *c = *state;
+
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(LINE(c, "Label", S("bad-name"), S("v")), -EINVAL);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(LINE(c, "Frobnicate", N(1)), -EINVAL);
+	assert_int_equal(errors_logged, 2); /* Label once, Frobnicate once */
+	assert_int_equal(c->errors, 1005);
+	assert_int_equal(plugin_config_finish(c), -EINVAL);
+	assert_int_equal(errors_logged, 2);
+	assert_non_null(strstr(last_warning, "Label: 999 more lines rejected"));
+}
+
+/* URLs go through the checker the glue installs (curl's URL parser) when read. */
+static void test_url_checked_when_read(void **state)
+{
+	struct plugin_config *c = *state;
+
+	c->check_url = picky_url_check;
+	assert_int_equal(LINE(c, "URL", S("http://a b/x")), -EINVAL);
+	assert_one_error("URL \"http://a b/x\": not a valid URL", "a space in the host");
+	assert_int_equal(LINE(c, "URL", S("http://ab/x")), 0);
+	assert_int_equal(bad_urls_seen, 2);
+	assert_int_equal(c->sender.nr_urls, 1);
+}
+
 static void test_stat_all(void **state)
 {
 	struct plugin_config *c = *state;
@@ -205,6 +262,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_all_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_are_case_insensitive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_is_case_insensitive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_single_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repeated_mistake_logged_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_url_checked_when_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stat_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_stat, setup, teardown),

@@ -276,10 +276,12 @@ static void test_limits_out_of_range(void **state)
 		{ "MaxBytesPerSend", 67108865, "MaxBytesPerSend 67108865: must be from 1024 to 67108864" },
 		{ "QueueLength", 0, "QueueLength 0: must be from 1 to 10000" },
 		{ "QueueLength", 10001, "QueueLength 10001: must be from 1 to 10000" },
-		{ "Timeout", 0, "Timeout 0: must be more than 0 and at most 3600 seconds" },
-		{ "Timeout", -1, "Timeout -1: must be more than 0" },
-		{ "Timeout", 3601, "Timeout 3601: must be more than 0 and at most 3600" },
-		{ "ConnectTimeout", 0, "ConnectTimeout 0: must be more than 0" },
+		{ "Timeout", 0, "Timeout 0: must be from 0.1 to 3600 seconds" },
+		{ "Timeout", -1, "Timeout -1: must be from 0.1" },
+		{ "Timeout", 0.0004, "Timeout 0.0004: must be from 0.1 to 3600" }, /* was "no timeout" */
+		{ "Timeout", 3601, "Timeout 3601: must be from 0.1 to 3600" },
+		{ "ConnectTimeout", 0, "ConnectTimeout 0: must be from 0.1" },
+		{ "ConnectTimeout", 0.05, "ConnectTimeout 0.05: must be from 0.1" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {

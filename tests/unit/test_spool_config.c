@@ -95,9 +95,9 @@ static void test_numbers_out_of_range(void **state)
 		{ "MaxBytesPerSend", 1023, "must be from 1024 to" },
 		{ "QueueLength", 0, "must be from 1 to" },
 		{ "QueueLength", -5, "must be from 1 to" },
-		{ "Timeout", 0, "more than 0" },
-		{ "Timeout", 3601, "at most 3600" },
-		{ "ConnectTimeout", -1, "more than 0" },
+		{ "Timeout", 0, "from 0.1" },
+		{ "Timeout", 3601, "to 3600" },
+		{ "ConnectTimeout", -1, "from 0.1" },
 		{ "Timeout", NAN, "finite" },
 	};
 
