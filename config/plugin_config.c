@@ -65,45 +65,15 @@ static int set_cgroup_root(struct plugin_config *c, const char *key, union cfg_a
 	return 0;
 }
 
-static int add_stat(struct plugin_config *c, const struct stat_def *def)
-{
-	for (size_t i = 0; i < c->nr_stats; i++)
-		if (c->stats[i] == def)
-			return 0;
-	if (c->nr_stats == PLUGIN_CONFIG_MAX_STATS)
-		return -E2BIG;
-	c->stats[c->nr_stats++] = def;
-	return 0;
-}
-
+/* Each value is one stat name (or "all"); the selection grows over Stat lines. */
 static int set_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
 		    const struct cfg_value *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const char *name = v[i].string;
-		const struct stat_def *def;
-		size_t count;
+		int err = stat_select(key, v[i].string, c->stats, PLUGIN_CONFIG_MAX_STATS, &c->nr_stats);
 
-		if (strcasecmp(name, "all") == 0) {
-			const struct stat_def *cat = stat_catalog(&count);
-
-			for (size_t j = 0; j < count; j++)
-				if (add_stat(c, &cat[j]))
-					return -E2BIG;
-			continue;
-		}
-		def = stat_lookup(name);
-		if (!def) {
-			char near[256];
-
-			stat_suggest(name, near, sizeof(near), 5);
-			mb_err("%s \"%s\": unknown stat; nearest valid names: %s", key, name, near);
-			return -EINVAL;
-		}
-		if (add_stat(c, def)) {
-			mb_err("%s \"%s\": more than %d stats selected", key, name, PLUGIN_CONFIG_MAX_STATS);
-			return -E2BIG;
-		}
+		if (err)
+			return err;
 	}
 	return 0;
 }

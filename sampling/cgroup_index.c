@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cgroup id -> path index. The id is the directory's inode number; the
- * table is open addressing keyed by it.
+ * nodes are kept in a u64_map keyed by it.
  *
  * A refresh does not re-read every directory. It stats each known cgroup
  * (one fstatat, no open): a cgroup that vanished or changed inode is dropped
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/u64_map.h"
 #include "sampling/memory_stat_parse.h"
 
 /* Even with no sign of change, rescan this often (see the change probe). */
@@ -56,9 +57,7 @@ struct cgroup_index {
 	int max_depth;
 	uint64_t root_id;
 
-	struct node **tab;
-	size_t tab_mask;
-	size_t count;
+	struct u64_map *nodes; /* id -> struct node, which it owns */
 
 	struct node **order; /* pre-order, rebuilt when membership changes */
 	size_t order_cap;
@@ -76,87 +75,32 @@ struct cgroup_index {
 	unsigned int unchanged_probes;
 };
 
-/* ------------------------------------------------------------ the table */
+/* ------------------------------------------------------------ the nodes */
 
-static size_t slot_of(const struct cgroup_index *idx, uint64_t id)
+static struct node *node_find(const struct cgroup_index *idx, uint64_t id)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & idx->tab_mask;
+	return u64_map_get(idx->nodes, id);
 }
 
-static struct node *tab_find(const struct cgroup_index *idx, uint64_t id)
+/* Takes ownership of @n; its id must not be indexed yet. */
+static int node_insert(struct cgroup_index *idx, struct node *n)
 {
-	for (size_t i = slot_of(idx, id);; i = (i + 1) & idx->tab_mask) {
-		struct node *n = idx->tab[i];
+	int err = u64_map_put(idx->nodes, n->e.id, n);
 
-		if (!n || n->e.id == id)
-			return n;
-	}
+	if (!err)
+		idx->order_stale = true;
+	return err;
 }
 
-static void tab_place(struct cgroup_index *idx, struct node *n)
+/* Removes and frees the node of @id. */
+static void node_remove(struct cgroup_index *idx, uint64_t id)
 {
-	size_t i = slot_of(idx, n->e.id);
+	struct node *n = u64_map_remove(idx->nodes, id);
 
-	while (idx->tab[i])
-		i = (i + 1) & idx->tab_mask;
-	idx->tab[i] = n;
-}
-
-static int tab_grow(struct cgroup_index *idx)
-{
-	size_t old_size = idx->tab_mask + 1, size = old_size * 2;
-	struct node **old = idx->tab;
-
-	idx->tab = calloc(size, sizeof(*idx->tab));
-	if (!idx->tab) {
-		idx->tab = old;
-		return -ENOMEM;
-	}
-	idx->tab_mask = size - 1;
-	for (size_t i = 0; i < old_size; i++)
-		if (old[i])
-			tab_place(idx, old[i]);
-	free(old);
-	return 0;
-}
-
-/* Takes ownership of @n; its id must not be in the table. */
-static int tab_insert(struct cgroup_index *idx, struct node *n)
-{
-	if (2 * (idx->count + 1) > idx->tab_mask + 1 && tab_grow(idx))
-		return -ENOMEM;
-	tab_place(idx, n);
-	idx->count++;
-	idx->order_stale = true;
-	return 0;
-}
-
-/* Removes and frees the node of @id (backward-shift deletion). */
-static void tab_remove(struct cgroup_index *idx, uint64_t id)
-{
-	size_t i = slot_of(idx, id), j;
-
-	while (idx->tab[i] && idx->tab[i]->e.id != id)
-		i = (i + 1) & idx->tab_mask;
-	if (!idx->tab[i])
+	if (!n)
 		return;
-	free(idx->tab[i]);
-	idx->tab[i] = NULL;
-	idx->count--;
+	free(n);
 	idx->order_stale = true;
-	for (j = (i + 1) & idx->tab_mask; idx->tab[j]; j = (j + 1) & idx->tab_mask) {
-		size_t home = slot_of(idx, idx->tab[j]->e.id);
-
-		/* move j back to the hole unless its home lies cyclically in (i, j] */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			idx->tab[i] = idx->tab[j];
-			idx->tab[j] = NULL;
-			i = j;
-		}
-	}
 }
 
 static struct node *node_new(uint64_t id, const char *path, size_t len, int depth, uint64_t parent_id,
@@ -177,21 +121,22 @@ static struct node *node_new(uint64_t id, const char *path, size_t len, int dept
 	return n;
 }
 
-/* Collects the ids of the table's nodes matching @keep into a new array. */
+/* Collects the ids of the nodes matching @match into a new array. */
 static int collect_ids(const struct cgroup_index *idx, bool (*match)(const struct node *, const void *),
 		       const void *arg, uint64_t **out, size_t *nr)
 {
-	uint64_t *ids = NULL;
-	size_t n = 0;
+	size_t count = u64_map_count(idx->nodes), n = 0, pos = 0;
+	uint64_t *ids = NULL, id;
+	void *v;
 
-	if (idx->count) {
-		ids = malloc(idx->count * sizeof(*ids));
+	if (count) {
+		ids = malloc(count * sizeof(*ids));
 		if (!ids)
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i <= idx->tab_mask; i++)
-		if (idx->tab[i] && match(idx->tab[i], arg))
-			ids[n++] = idx->tab[i]->e.id;
+	while (u64_map_next(idx->nodes, &pos, &id, &v))
+		if (match(v, arg))
+			ids[n++] = id;
 	*out = ids;
 	*nr = n;
 	return 0;
@@ -218,7 +163,7 @@ static int remove_subtree(struct cgroup_index *idx, struct node *top)
 	if (err)
 		return err;
 	for (size_t i = 0; i < nr; i++)
-		tab_remove(idx, ids[i]);
+		node_remove(idx, ids[i]);
 	free(ids);
 	return 0;
 }
@@ -313,7 +258,7 @@ static int queue_children(struct cgroup_index *idx, int fd, const struct pending
 			continue;
 		}
 		memcpy(path + base + 1, de->d_name, nlen + 1);
-		known = tab_find(idx, (uint64_t)de->d_ino);
+		known = node_find(idx, (uint64_t)de->d_ino);
 		if (known && known->len == len && memcmp(known->path, path, len) == 0)
 			continue;
 		err = push(idx, path, len, dir->depth + 1, dir_id, 0);
@@ -344,7 +289,7 @@ static int visit(struct cgroup_index *idx, int root_fd, const struct pending *p)
 		return 0;
 	}
 	if (p->known_id) {
-		if (!tab_find(idx, p->known_id))
+		if (!node_find(idx, p->known_id))
 			goto close_fd_ok; /* dropped as renamed meanwhile */
 		return queue_children(idx, fd, p, p->known_id);
 	}
@@ -352,7 +297,7 @@ static int visit(struct cgroup_index *idx, int root_fd, const struct pending *p)
 		err = -errno;
 		goto close_fd;
 	}
-	n = tab_find(idx, (uint64_t)st.st_ino);
+	n = node_find(idx, (uint64_t)st.st_ino);
 	if (n && n->len == p->len && memcmp(n->path, p->path, p->len) == 0) {
 		n->nlink = st.st_nlink;
 	} else {
@@ -367,7 +312,7 @@ static int visit(struct cgroup_index *idx, int root_fd, const struct pending *p)
 			err = -ENOMEM;
 			goto close_fd;
 		}
-		err = tab_insert(idx, n);
+		err = node_insert(idx, n);
 		if (err) {
 			free(n);
 			goto close_fd;
@@ -419,21 +364,22 @@ static int cmp_path(const void *a, const void *b)
 
 static int rebuild_order(struct cgroup_index *idx)
 {
-	size_t n = 0;
+	size_t count = u64_map_count(idx->nodes), n = 0, pos = 0;
+	uint64_t id;
+	void *v;
 
 	if (!idx->order_stale)
 		return 0;
-	if (idx->count > idx->order_cap) {
-		struct node **o = realloc(idx->order, idx->count * sizeof(*o));
+	if (count > idx->order_cap) {
+		struct node **o = realloc(idx->order, count * sizeof(*o));
 
 		if (!o)
 			return -ENOMEM;
 		idx->order = o;
-		idx->order_cap = idx->count;
+		idx->order_cap = count;
 	}
-	for (size_t i = 0; i <= idx->tab_mask; i++)
-		if (idx->tab[i])
-			idx->order[n++] = idx->tab[i];
+	while (u64_map_next(idx->nodes, &pos, &id, &v))
+		idx->order[n++] = v;
 	qsort(idx->order, n, sizeof(*idx->order), cmp_path);
 	idx->order_stale = false;
 	return 0;
@@ -451,13 +397,15 @@ static int open_root(const struct cgroup_index *idx, int *fd)
 	return 0;
 }
 
+static bool free_node(uint64_t id, void *n, void *arg)
+{
+	free(n);
+	return true;
+}
+
 static void clear(struct cgroup_index *idx)
 {
-	for (size_t i = 0; i <= idx->tab_mask; i++) {
-		free(idx->tab[i]);
-		idx->tab[i] = NULL;
-	}
-	idx->count = 0;
+	u64_map_remove_if(idx->nodes, free_node, NULL);
 	idx->order_stale = true;
 }
 
@@ -519,12 +467,14 @@ int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index *
 		return -ENOMEM;
 	idx->max_depth = max_depth;
 	idx->stat_fd = -1;
-	err = -ENOMEM;
 	idx->root_dir = strdup(root_dir);
-	idx->tab = calloc(64, sizeof(*idx->tab));
-	if (!idx->root_dir || !idx->tab)
+	if (!idx->root_dir) {
+		err = -ENOMEM;
 		goto free_index;
-	idx->tab_mask = 63;
+	}
+	err = u64_map_new(32, &idx->nodes);
+	if (err)
+		goto free_index;
 
 	err = open_root(idx, &root_fd);
 	if (err)
@@ -535,7 +485,7 @@ int cgroup_index_open(const char *root_dir, int max_depth, struct cgroup_index *
 	err = run_todo(idx, root_fd);
 	if (err)
 		goto close_root;
-	if (!idx->count) {
+	if (!u64_map_count(idx->nodes)) {
 		err = -ENOENT; /* the root vanished between open and walk */
 		mb_err("cgroup index: %s vanished", root_dir);
 		goto close_root;
@@ -561,10 +511,11 @@ free_index:
 
 int cgroup_index_refresh(struct cgroup_index *idx)
 {
-	uint64_t *gone = NULL;
+	uint64_t *gone = NULL, id;
 	size_t nr_gone = 0;
 	struct stat st;
 	int root_fd = -1, err;
+	void *v;
 
 	err = open_root(idx, &root_fd);
 	if (err)
@@ -582,24 +533,22 @@ int cgroup_index_refresh(struct cgroup_index *idx)
 		goto order;
 	}
 
-	if (idx->count) {
-		gone = malloc(idx->count * sizeof(*gone));
+	if (u64_map_count(idx->nodes)) {
+		gone = malloc(u64_map_count(idx->nodes) * sizeof(*gone));
 		if (!gone) {
 			err = -ENOMEM;
 			goto close_root;
 		}
 	}
-	for (size_t i = 0; i <= idx->tab_mask; i++) {
-		struct node *n = idx->tab[i];
+	for (size_t pos = 0; u64_map_next(idx->nodes, &pos, &id, &v);) {
+		struct node *n = v;
 		struct stat cst;
 
-		if (!n)
-			continue;
 		if (n->e.depth == 0) {
 			cst = st;
 		} else if (fstatat(root_fd, rel(n->path), &cst, AT_SYMLINK_NOFOLLOW) < 0 ||
 			   (uint64_t)cst.st_ino != n->e.id || !S_ISDIR(cst.st_mode)) {
-			struct node *parent = tab_find(idx, n->parent_id);
+			struct node *parent = node_find(idx, n->parent_id);
 
 			gone[nr_gone++] = n->e.id;
 			if (parent)
@@ -614,12 +563,12 @@ int cgroup_index_refresh(struct cgroup_index *idx)
 		}
 	}
 	for (size_t i = 0; i < nr_gone; i++)
-		tab_remove(idx, gone[i]);
+		node_remove(idx, gone[i]);
 
-	for (size_t i = 0; i <= idx->tab_mask && !err; i++) {
-		struct node *n = idx->tab[i];
+	for (size_t pos = 0; !err && u64_map_next(idx->nodes, &pos, &id, &v);) {
+		struct node *n = v;
 
-		if (!n || !n->dirty)
+		if (!n->dirty)
 			continue;
 		n->dirty = false;
 		err = push(idx, n->path, n->len, n->e.depth, n->parent_id, n->e.id);
@@ -638,19 +587,19 @@ close_root:
 
 const struct cgroup_entry *cgroup_index_find(const struct cgroup_index *idx, uint64_t id)
 {
-	struct node *n = tab_find(idx, id);
+	struct node *n = node_find(idx, id);
 
 	return n ? &n->e : NULL;
 }
 
 size_t cgroup_index_count(const struct cgroup_index *idx)
 {
-	return idx->count;
+	return u64_map_count(idx->nodes);
 }
 
 const struct cgroup_entry *cgroup_index_at(const struct cgroup_index *idx, size_t i)
 {
-	if (i >= idx->count || idx->order_stale)
+	if (i >= u64_map_count(idx->nodes) || idx->order_stale)
 		return NULL;
 	return &idx->order[i]->e;
 }
@@ -659,11 +608,11 @@ void cgroup_index_close(struct cgroup_index *idx)
 {
 	if (!idx)
 		return;
-	if (idx->tab)
+	if (idx->nodes)
 		clear(idx);
 	drop_todo(idx);
 	free(idx->todo);
-	free(idx->tab);
+	u64_map_free(idx->nodes);
 	free(idx->order);
 	free(idx->root_dir);
 	if (idx->stat_fd >= 0)

@@ -24,6 +24,7 @@
 
 #include "sampling/cgroup_index.h"
 #include "base/log.h"
+#include "base/u64_map.h"
 #include "sampling/memory_stat_parse.h"
 #include "sampling/sample_table.h"
 #include "sampling/sampler_backend.h"
@@ -48,7 +49,6 @@ struct text_file {
 };
 
 struct cg_state {
-	uint64_t id;
 	int fd[NR_FILES];
 	bool cached; /* its fds stay open across samples */
 };
@@ -58,10 +58,7 @@ struct text_priv {
 	struct cgroup_index *idx;
 	struct text_file files[NR_FILES];
 
-	struct cg_state *states; /* dense */
-	size_t nr_states, cap_states;
-	size_t *tab;             /* id -> states index + 1; 0 = empty */
-	size_t tab_mask;
+	struct u64_map *states;  /* cgroup id -> struct cg_state, which it owns */
 
 	size_t fd_budget;        /* cgroups whose fds may stay open */
 	size_t nr_cached;
@@ -142,46 +139,6 @@ static int open_file(int root_fd, const char *cg_path, const char *name)
 
 /* ------------------------------------------------------------ per-cgroup state */
 
-static size_t state_slot(const struct text_priv *pr, uint64_t id)
-{
-	id ^= id >> 33;
-	id *= 0xc4ceb9fe1a85ec53ULL;
-	id ^= id >> 33;
-	return (size_t)id & pr->tab_mask;
-}
-
-static void tab_put(struct text_priv *pr, size_t i)
-{
-	size_t h = state_slot(pr, pr->states[i].id);
-
-	while (pr->tab[h])
-		h = (h + 1) & pr->tab_mask;
-	pr->tab[h] = i + 1;
-}
-
-/* Re-hashes every state into a table of at least @size slots. */
-static int tab_rebuild(struct text_priv *pr, size_t size)
-{
-	size_t *tab = calloc(size, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	free(pr->tab);
-	pr->tab = tab;
-	pr->tab_mask = size - 1;
-	for (size_t i = 0; i < pr->nr_states; i++)
-		tab_put(pr, i);
-	return 0;
-}
-
-static struct cg_state *state_find(struct text_priv *pr, uint64_t id)
-{
-	for (size_t h = state_slot(pr, id); pr->tab[h]; h = (h + 1) & pr->tab_mask)
-		if (pr->states[pr->tab[h] - 1].id == id)
-			return &pr->states[pr->tab[h] - 1];
-	return NULL;
-}
-
 static void state_close_fds(struct cg_state *st)
 {
 	for (int f = 0; f < NR_FILES; f++) {
@@ -193,26 +150,19 @@ static void state_close_fds(struct cg_state *st)
 
 static struct cg_state *state_get(struct text_priv *pr, uint64_t id)
 {
-	struct cg_state *st = state_find(pr, id);
+	struct cg_state *st = u64_map_get(pr->states, id);
 
 	if (!st) {
-		if (pr->nr_states == pr->cap_states) {
-			size_t cap = pr->cap_states ? pr->cap_states * 2 : 256;
-			struct cg_state *s = realloc(pr->states, cap * sizeof(*s));
-
-			if (!s)
-				return NULL;
-			pr->states = s;
-			pr->cap_states = cap;
-		}
-		if (2 * (pr->nr_states + 1) > pr->tab_mask + 1 && tab_rebuild(pr, 2 * (pr->tab_mask + 1)))
+		st = malloc(sizeof(*st));
+		if (!st)
 			return NULL;
-		st = &pr->states[pr->nr_states];
-		st->id = id;
 		st->cached = false;
 		for (int f = 0; f < NR_FILES; f++)
 			st->fd[f] = -1;
-		tab_put(pr, pr->nr_states++);
+		if (u64_map_put(pr->states, id, st)) {
+			free(st);
+			return NULL;
+		}
 	}
 	if (!st->cached && pr->nr_cached < pr->fd_budget) {
 		st->cached = true;
@@ -221,26 +171,32 @@ static struct cg_state *state_get(struct text_priv *pr, uint64_t id)
 	return st;
 }
 
-/* Forgets the cgroups the index no longer has, closing their fds and freeing their budget. */
-static int states_sweep(struct text_priv *pr)
+/* Closes a state's fds, gives back its budget and frees it. */
+static bool state_free(uint64_t id, void *v, void *arg)
 {
-	size_t n = 0;
+	struct text_priv *pr = arg;
+	struct cg_state *st = v;
 
-	for (size_t i = 0; i < pr->nr_states; i++) {
-		struct cg_state *st = &pr->states[i];
+	state_close_fds(st);
+	if (st->cached)
+		pr->nr_cached--;
+	free(st);
+	return true;
+}
 
-		if (cgroup_index_find(pr->idx, st->id)) {
-			pr->states[n++] = *st;
-			continue;
-		}
-		state_close_fds(st);
-		if (st->cached)
-			pr->nr_cached--;
-	}
-	if (n == pr->nr_states)
-		return 0;
-	pr->nr_states = n;
-	return tab_rebuild(pr, pr->tab_mask + 1);
+static bool state_gone(uint64_t id, void *st, void *arg)
+{
+	struct text_priv *pr = arg;
+
+	if (cgroup_index_find(pr->idx, id))
+		return false;
+	return state_free(id, st, pr);
+}
+
+/* Forgets the cgroups the index no longer has, closing their fds and freeing their budget. */
+static void states_sweep(struct text_priv *pr)
+{
+	u64_map_remove_if(pr->states, state_gone, pr);
 }
 
 /* ------------------------------------------------------------ sampling */
@@ -362,9 +318,7 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 		mb_err("text backend: cannot rescan %s: %s", s->mount.dir, strerror(-err));
 		return err;
 	}
-	err = states_sweep(pr);
-	if (err)
-		return err;
+	states_sweep(pr);
 	for (size_t i = 0; (e = cgroup_index_at(pr->idx, i)); i++) {
 		struct cg_state *st = state_get(pr, e->id);
 		struct sample_row *row;
@@ -609,10 +563,11 @@ static int text_open(struct sampler *s, char *why, size_t why_len)
 		pr->files[f].name = file_names[s->mount.version == 2][f];
 	pr->buf_cap = 16384;
 	pr->buf = malloc(pr->buf_cap);
-	pr->tab = calloc(256, sizeof(*pr->tab));
-	if (!pr->buf || !pr->tab)
+	if (!pr->buf)
 		return -ENOMEM; /* text_close() frees the rest */
-	pr->tab_mask = 255;
+	err = u64_map_new(128, &pr->states);
+	if (err)
+		return err;
 
 	pr->root_fd = open(s->mount.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pr->root_fd < 0) {
@@ -661,8 +616,8 @@ static void text_close(struct sampler *s)
 
 	if (!pr)
 		return;
-	for (size_t i = 0; i < pr->nr_states; i++)
-		state_close_fds(&pr->states[i]);
+	if (pr->states)
+		u64_map_remove_if(pr->states, state_free, pr);
 	for (int f = 0; f < NR_FILES; f++) {
 		memory_stat_parser_free(pr->files[f].parser);
 		free(pr->files[f].cols);
@@ -670,8 +625,7 @@ static void text_close(struct sampler *s)
 	cgroup_index_close(pr->idx);
 	if (pr->root_fd >= 0)
 		close(pr->root_fd);
-	free(pr->states);
-	free(pr->tab);
+	u64_map_free(pr->states);
 	free(pr->buf);
 	free(pr->scratch);
 	free(pr);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/macros.h"
 #include "base/log.h"
@@ -206,12 +207,54 @@ static int add_unique(const struct stat_def *def, const struct stat_def **out, s
 	for (size_t i = 0; i < *count; i++)
 		if (out[i] == def)
 			return 0;
-	if (*count >= max) {
-		mb_err("too many stats selected (at most %zu)", max);
+	if (*count >= max)
 		return -E2BIG;
-	}
 	out[(*count)++] = def;
 	return 0;
+}
+
+/*
+ * The errors name the config key and the value as every config error does,
+ * or, from the command line, the stat and the way to list them.
+ */
+static void log_unknown(const char *key, const char *name)
+{
+	char near[256];
+
+	stat_suggest(name, near, sizeof(near), 5);
+	if (key)
+		mb_err("%s \"%s\": unknown stat; nearest valid names: %s", key, name, near);
+	else
+		mb_err("unknown stat '%s'; nearest valid names: %s (see --list-stats)", name, near);
+}
+
+static void log_too_many(const char *key, const char *name, size_t max)
+{
+	if (key)
+		mb_err("%s \"%s\": more than %zu stats selected", key, name, max);
+	else
+		mb_err("too many stats selected (at most %zu)", max);
+}
+
+int stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count)
+{
+	const struct stat_def *def;
+	int err = 0;
+
+	if (strcasecmp(name, "all") == 0) {
+		for (size_t i = 0; i < CATALOG_SIZE && !err; i++)
+			err = add_unique(&catalog[i], out, max, count);
+	} else {
+		def = stat_lookup(name);
+		if (!def) {
+			log_unknown(key, name);
+			return -EINVAL;
+		}
+		err = add_unique(def, out, max, count);
+	}
+	if (err)
+		log_too_many(key, name, max);
+	return err;
 }
 
 int stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count)
@@ -225,25 +268,8 @@ int stat_parse_list(const char *list, const struct stat_def **out, size_t max, s
 	copy = strdup(list);
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ", \t\n", &save); tok && !err; tok = strtok_r(NULL, ", \t\n", &save)) {
-		const struct stat_def *def;
-
-		if (strcmp(tok, "all") == 0) {
-			for (size_t i = 0; i < CATALOG_SIZE && !err; i++)
-				err = add_unique(&catalog[i], out, max, count);
-			continue;
-		}
-		def = stat_lookup(tok);
-		if (!def) {
-			char near[256];
-
-			stat_suggest(tok, near, sizeof(near), 5);
-			mb_err("unknown stat '%s'; nearest valid names: %s (see --list-stats)", tok, near);
-			err = -EINVAL;
-			continue;
-		}
-		err = add_unique(def, out, max, count);
-	}
+	for (tok = strtok_r(copy, ", \t\n", &save); tok && !err; tok = strtok_r(NULL, ", \t\n", &save))
+		err = stat_select(NULL, tok, out, max, count);
 	free(copy);
 	return err;
 }

@@ -59,10 +59,23 @@ const struct stat_def *stat_lookup(const char *name);
 int stat_suggest(const char *name, char *buf, size_t len, int max);
 
 /*
- * Parses a comma/space separated list of stat names into @out (catalog
- * pointers, in the given order, duplicates dropped). An unknown name fails
- * with -EINVAL and a message naming it and the nearest valid names.
- * "all" selects the whole catalog; NULL or "" selects the default set.
+ * The one parser of stat selections, for the config's Stat values and the
+ * CLI's --stats list alike.
+ *
+ * stat_select() adds the stat @name, or the whole catalog for "all" (in any
+ * case), to the *@count catalog pointers in @out, keeping the order in which
+ * they were first named and dropping duplicates. An unknown name fails with
+ * -EINVAL after one error naming it and the nearest valid names; more than
+ * @max stats fails with -E2BIG after one error. @key is the config key the
+ * name came from, named in the error as in every config error; NULL when
+ * the name came from the command line.
+ */
+int stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count);
+
+/*
+ * Parses a comma/space separated list of stat names into @out, from an
+ * empty selection, each name through stat_select() (without a key). NULL or
+ * "" selects the default set.
  */
 int stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count);
 

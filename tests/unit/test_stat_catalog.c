@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The stat catalog: look-ups, list parsing, suggestions for typos. */
+/*
+ * The stat catalog: look-ups, the one stat-selection parser (the config's
+ * Stat values, the CLI's --stats list) and its errors, suggestions for typos.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +21,18 @@ static char last_log[1024];
 static void capture_log(int level, const char *msg)
 {
 	snprintf(last_log, sizeof(last_log), "%s", msg);
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 static int setup(void **state)
@@ -100,6 +116,11 @@ static void test_parse_all(void **state)
 	stat_catalog(&total);
 	assert_int_equal(stat_parse_list("all", out, 128, &n), 0);
 	assert_int_equal(n, total);
+	/* in any case, after a name that then keeps its place */
+	assert_int_equal(stat_parse_list("usage ALL", out, 128, &n), 0);
+	assert_int_equal(n, total);
+	assert_string_equal(out[0]->name, "usage");
+	assert_string_equal(out[1]->name, "anon");
 }
 
 static void test_parse_unknown_names_nearest(void **state)
@@ -108,8 +129,9 @@ static void test_parse_unknown_names_nearest(void **state)
 	size_t n;
 
 	assert_int_equal(stat_parse_list("anon,anonn", out, 8, &n), -EINVAL);
-	assert_non_null(strstr(last_log, "unknown stat 'anonn'"));
-	assert_non_null(strstr(last_log, "anon"));
+	assert_true(starts_with(last_log, "unknown stat 'anonn'; nearest valid names: anon, "));
+	assert_true(ends_with(last_log, " (see --list-stats)"));
+	assert_int_equal(n, 1);
 }
 
 static void test_parse_too_many(void **state)
@@ -118,6 +140,69 @@ static void test_parse_too_many(void **state)
 	size_t n;
 
 	assert_int_equal(stat_parse_list("anon,file,kernel", out, 2, &n), -E2BIG);
+	assert_string_equal(last_log, "too many stats selected (at most 2)");
+	assert_int_equal(n, 2);
+}
+
+static void test_parse_empty_list_is_the_default(void **state)
+{
+	const struct stat_def *def[128], *out[128];
+	size_t nd, n;
+
+	assert_int_equal(stat_parse_list(STAT_DEFAULT_LIST, def, 128, &nd), 0);
+	assert_int_equal(stat_parse_list("", out, 128, &n), 0);
+	assert_int_equal(n, nd);
+	assert_memory_equal(out, def, n * sizeof(out[0]));
+	assert_int_equal(stat_parse_list(" , ", out, 128, &n), 0); /* only separators: nothing */
+	assert_int_equal(n, 0);
+}
+
+/* The config adds its Stat values one by one, line after line. */
+static void test_select_accumulates_without_duplicates(void **state)
+{
+	const struct stat_def *out[8];
+	size_t n = 0;
+
+	assert_int_equal(stat_select("Stat", "anon", out, 8, &n), 0);
+	assert_int_equal(stat_select("Stat", "usage", out, 8, &n), 0);
+	assert_int_equal(stat_select("Stat", "anon", out, 8, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0]->name, "anon");
+	assert_string_equal(out[1]->name, "usage");
+	assert_string_equal(last_log, "");
+}
+
+static void test_select_takes_one_name(void **state)
+{
+	const struct stat_def *out[8];
+	size_t n = 0;
+
+	assert_int_equal(stat_select("Stat", "anon,file", out, 8, &n), -EINVAL);
+	assert_int_equal(n, 0);
+}
+
+static void test_select_unknown_names_key_and_nearest(void **state)
+{
+	const struct stat_def *out[8];
+	size_t n = 0;
+
+	assert_int_equal(stat_select("Stat", "oomkill", out, 8, &n), -EINVAL);
+	assert_true(starts_with(last_log, "Stat \"oomkill\": unknown stat; nearest valid names: oom_kill, "));
+	assert_null(strstr(last_log, "--list-stats"));
+	assert_int_equal(n, 0);
+}
+
+static void test_select_too_many_names_key(void **state)
+{
+	const struct stat_def *out[2];
+	size_t n = 0;
+
+	assert_int_equal(stat_select("Stat", "all", out, 2, &n), -E2BIG);
+	assert_string_equal(last_log, "Stat \"all\": more than 2 stats selected");
+	assert_int_equal(n, 2);
+	assert_int_equal(stat_select("Stat", "anon", out, 2, &n), 0); /* already in */
+	assert_int_equal(stat_select("Stat", "usage", out, 2, &n), -E2BIG);
+	assert_string_equal(last_log, "Stat \"usage\": more than 2 stats selected");
 }
 
 static void test_suggest_prefix_first(void **state)
@@ -142,6 +227,11 @@ int main(void)
 		cmocka_unit_test_setup(test_parse_all, setup),
 		cmocka_unit_test_setup(test_parse_unknown_names_nearest, setup),
 		cmocka_unit_test_setup(test_parse_too_many, setup),
+		cmocka_unit_test_setup(test_parse_empty_list_is_the_default, setup),
+		cmocka_unit_test_setup(test_select_accumulates_without_duplicates, setup),
+		cmocka_unit_test_setup(test_select_takes_one_name, setup),
+		cmocka_unit_test_setup(test_select_unknown_names_key_and_nearest, setup),
+		cmocka_unit_test_setup(test_select_too_many_names_key, setup),
 		cmocka_unit_test_setup(test_suggest_prefix_first, setup),
 	};
 
