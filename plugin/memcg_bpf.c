@@ -35,7 +35,7 @@
 #ifdef MEMCG_BPF_HAVE_SENDER
 #include <curl/curl.h>
 
-#include "plugin/sender_self_values.h"
+#include "sending/sender_self_values.h"
 #include "sending/http_sender.h"
 #include "sending/sender.h"
 #include "series/snapshot.h"

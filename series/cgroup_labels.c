@@ -13,27 +13,33 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 	return n > k && memcmp(s + n - k, suffix, k) == 0;
 }
 
+/* The next component of a path at *@p (its length in *@n), or NULL at the end. */
+static const char *next_component(const char **p, size_t *n)
+{
+	const char *c = *p, *end;
+
+	while (*c == '/')
+		c++;
+	if (!*c)
+		return NULL;
+	end = strchr(c, '/');
+	*n = end ? (size_t)(end - c) : strlen(c);
+	*p = c + *n;
+	return c;
+}
+
 void cgroup_unit_label(const char *path, char *buf, size_t len)
 {
 	static const char *const kinds[] = { ".service", ".scope", ".slice", ".socket", ".mount", ".swap" };
-	const char *best = NULL;
-	size_t best_len = 0;
+	const char *best = NULL, *rest = path, *c;
+	size_t best_len = 0, n;
 
-	for (const char *p = path; *p;) {
-		const char *end;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		end = strchr(p, '/');
-		n = end ? (size_t)(end - p) : strlen(p);
+	while ((c = next_component(&rest, &n)))
 		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
-			if (ends_with(p, n, kinds[i])) {
-				best = p;
+			if (ends_with(c, n, kinds[i])) {
+				best = c;
 				best_len = n;
 			}
-		p += n;
-	}
 	if (!len)
 		return;
 	if (!best || best_len >= len)
@@ -71,18 +77,11 @@ static bool component_id(const char *p, size_t n, char out[CONTAINER_ID_LEN + 1]
 void cgroup_container_id_label(const char *path, char buf[CONTAINER_ID_LEN + 1])
 {
 	char id[CONTAINER_ID_LEN + 1];
+	const char *rest = path, *c;
+	size_t n;
 
 	buf[0] = '\0';
-	for (const char *p = path; *p;) {
-		const char *end;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		end = strchr(p, '/');
-		n = end ? (size_t)(end - p) : strlen(p);
-		if (n && component_id(p, n, id))
+	while ((c = next_component(&rest, &n)))
+		if (component_id(c, n, id))
 			memcpy(buf, id, sizeof(id));
-		p += n;
-	}
 }

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin/sender_self_values.h"
+#include "sending/sender_self_values.h"
 #include "sampling/sample_table.h"
 #include "sending/sender.h"
 #include "series/self_metrics.h"

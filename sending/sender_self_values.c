@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "plugin/sender_self_values.h"
+#include "sending/sender_self_values.h"
 
 _Static_assert(DROP_NR <= SELF_MAX_DROP_REASONS, "raise SELF_MAX_DROP_REASONS");
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The sender's part of the self values (series/self_metrics.h), from its
- * stats. Shared by the collectd glue and tests/sender/ship-fake, which
+ * stats. Used by the collectd glue and by tests/sender/ship-fake, which
  * drives the sender without collectd.
  */
 #ifndef MEMCG_BPF_SENDER_SELF_VALUES_H
