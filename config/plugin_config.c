@@ -114,7 +114,14 @@ static int set_max_depth(struct plugin_config *c, const char *key, union cfg_arg
 	}
 BOOL_SETTER(set_ignore_selected, ignore_selected)
 BOOL_SETTER(set_include_root, include_root)
-BOOL_SETTER(set_dispatch_values, dispatch_values)
+/* Remembered as given: left out, it follows URL (see plugin_config_finish). */
+static int set_dispatch_values(struct plugin_config *c, const char *key, union cfg_arg arg,
+			       const struct cfg_value *v, size_t n)
+{
+	c->dispatch_values = arg.boolean;
+	c->dispatch_values_given = true;
+	return 0;
+}
 BOOL_SETTER(set_report_self, report_self)
 
 /* ---- sender */
@@ -626,6 +633,14 @@ int plugin_config_finish(struct plugin_config *c)
 		}
 	}
 	cgroup_filter_set_ignore_selected(c->filter, c->ignore_selected);
+	/*
+	 * With a URL the per-cgroup values go over the wire and collectd's
+	 * per-value path (which costs many times the sampling) is skipped,
+	 * unless DispatchValues asks for it; the plugin's self values still
+	 * go to collectd.
+	 */
+	if (!c->dispatch_values_given)
+		c->dispatch_values = c->sender.nr_urls == 0;
 	return sender_config_finish(c);
 }
 

@@ -49,7 +49,8 @@ struct plugin_config {
 	bool ignore_selected;
 	int max_depth;                  /* < 0: unlimited */
 	bool include_root;
-	bool dispatch_values;
+	bool dispatch_values;           /* default: true without a URL, false with one */
+	bool dispatch_values_given;
 	bool report_self;
 	struct sender_config sender;    /* URL, Format, ...: the sender is on when nr_urls > 0 */
 	unsigned int sender_keys;       /* sender keys given (they need a URL) */

@@ -66,7 +66,7 @@ struct text_priv {
 	char *buf;
 	size_t buf_cap;
 	uint64_t *scratch;       /* one row of values */
-	bool warned_read, warned_bad;
+	bool warned_read, warned_bad, warned_budget;
 };
 
 enum outcome {
@@ -167,6 +167,13 @@ static struct cg_state *state_get(struct text_priv *pr, uint64_t id)
 	if (!st->cached && pr->nr_cached < pr->fd_budget) {
 		st->cached = true;
 		pr->nr_cached++;
+	} else if (!st->cached && !pr->warned_budget) {
+		/* not raised here: other plugins in collectd may use select(), which breaks above 1024 */
+		mb_notice("text backend: more cgroups than the open-file limit lets it keep open (%zu); "
+			  "the others are opened and closed every sample, which is slower: raise the soft "
+			  "RLIMIT_NOFILE (collectd.service: LimitNOFILE; the packages set 65536)",
+			  pr->fd_budget);
+		pr->warned_budget = true;
 	}
 	return st;
 }

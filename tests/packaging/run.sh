@@ -120,8 +120,9 @@ step_end "installed"
 
 step_start "dpkg -L layout"
 conf=/etc/collectd/collectd.conf.d/memcg_bpf.conf
+dropin=/lib/systemd/system/collectd.service.d/memcg_bpf.conf
 dpkg -L "$pkg" | sort >"$work/dpkg-L"
-for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf" \
+for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf" "$dropin" \
 	/usr/share/man/man5/collectd-memcg_bpf.5.gz /usr/share/man/man1/memcg-bpf-sample.1.gz \
 	/usr/share/doc/$pkg/copyright /usr/share/doc/$pkg/changelog.Debian.gz; do
 	grep -qx "$f" "$work/dpkg-L" || fail "dpkg -L $pkg has no $f"
@@ -134,10 +135,20 @@ unexpected=$(grep -v -x -e '/\.' -e '/etc' -e '/etc/collectd' -e /etc/collectd/c
 	-e "/usr/share/doc/$pkg/copyright" -e "/usr/share/doc/$pkg/changelog.Debian.gz" \
 	-e "/usr/share/doc/$pkg/README.gz" -e /usr/share/lintian -e /usr/share/lintian/overrides \
 	-e "/usr/share/lintian/overrides/$pkg" -e /usr/share/man -e /usr/share/man/man1 -e /usr/share/man/man5 \
+	-e /lib -e /lib/systemd -e /lib/systemd/system -e /lib/systemd/system/collectd.service.d -e "$dropin" \
 	-e /usr/share/man/man5/collectd-memcg_bpf.5.gz -e /usr/share/man/man1/memcg-bpf-sample.1.gz \
 	"$work/dpkg-L" || true)
 [ -z "$unexpected" ] || fail "unexpected files in $pkg: $unexpected"
 dpkg-query -W -f='${Conffiles}\n' "$pkg" | grep -q " $conf " || fail "$conf is not a conffile"
+grep -qx 'LimitNOFILE=65536' "$dropin" || fail "$dropin does not raise LimitNOFILE"
+if [ -d /run/systemd/system ]; then
+	systemctl daemon-reload
+	[ "$(systemctl show collectd.service -p LimitNOFILE --value)" = 65536 ] ||
+		fail "systemd does not apply $dropin to collectd.service"
+	echo "packagecheck:   systemd applies the drop-in: collectd.service LimitNOFILE=65536"
+else
+	echo "packagecheck:   no systemd running on this machine: the drop-in is checked as a file only"
+fi
 grep -q '^#LoadPlugin memcg_bpf$' "$conf" || fail "$conf: no commented LoadPlugin line"
 grep -q '^[^#]' "$conf" && fail "$conf has active lines as shipped"
 man -w collectd-memcg_bpf >/dev/null 2>&1 || fail "man -w collectd-memcg_bpf finds no page"
@@ -286,6 +297,8 @@ cat >"$work/rpm-expected" <<LIST
 /usr/share/doc/$pkg-$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)/README
 /usr/share/man/man1/memcg-bpf-sample.1.gz
 /usr/share/man/man5/collectd-memcg_bpf.5.gz
+/usr/lib/systemd/system/collectd.service.d
+/usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf
 LIST
 sort -o "$work/rpm-expected" "$work/rpm-expected"
 diff -u "$work/rpm-expected" "$work/rpm-ql" || fail "rpm -qlp $(basename "$rpmfile") differs from the expected layout"

@@ -36,7 +36,7 @@ proxy_stat() { # proxy_stat KEY: a top-level counter of /stats
 # The plugin block: ship through the proxy, spool in DIR/spool.
 plugin_body() { # plugin_body DIR [EXTRA]
 	printf '%s\n' "URL \"http://127.0.0.1:$PROXY_PORT/api/v1/write\"" 'Format "remote_write"' \
-		'Timeout 2' 'ConnectTimeout 1' "SpoolDir \"$1/spool\"" "${2:-}"
+		'Timeout 2' 'ConnectTimeout 1' "SpoolDir \"$1/spool\"" 'DispatchValues true' "${2:-}"
 }
 
 # rss sampling of $daemon_pid into FILE, one "unix_time kB" line per 0.5 s

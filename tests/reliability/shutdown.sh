@@ -35,7 +35,7 @@ check "proxy saw no duplicate sample" [ "$(proxy_stat duplicates)" = 0 ]
 # No SpoolDir, the default Timeout (10 s) and a full queue behind a hung
 # collector: the stop still ends within 10 s; what could not be sent is
 # dropped and counted (shutdown, queue_full).
-dir=$(write_conf shutdown-nospool 1 "" "$(printf '%s\n' "URL \"http://127.0.0.1:$PROXY_PORT/api/v1/write\"")")
+dir=$(write_conf shutdown-nospool 1 "" "$(printf '%s\n' "URL \"http://127.0.0.1:$PROXY_PORT/api/v1/write\"" 'DispatchValues true')")
 root_csv="csv_file '$dir' root bytes-usage"
 fault hang hang=120
 start_daemon "$dir"

@@ -37,6 +37,6 @@ run() {
 
 run slow-timeout2 1.8 "$(plugin_body "$T/slow-timeout2")"
 run slow-defaults 3 "$(printf '%s\n' "URL \"http://127.0.0.1:$PROXY_PORT/api/v1/write\"" \
-	"SpoolDir \"$T/slow-defaults/spool\"")"
+	"SpoolDir \"$T/slow-defaults/spool\"" 'DispatchValues true')"
 check "proxy saw no duplicate sample" [ "$(proxy_stat duplicates)" = 0 ]
 finish

@@ -100,9 +100,11 @@ start_vmagent() {
 
 # run_collectd NAME PLUGIN_BODY: runs the daemon with Interval 1 until the root
 # cgroup's usage has $INTERVALS rows, then stops it (the sender flushes its queue).
+# (DispatchValues true: the csv rows are the reference the receiver is compared with)
 run_collectd() {
 	local name=$1 body=$2 dir
-	dir=$(write_conf "$name" 1 "" "$body")
+	dir=$(write_conf "$name" 1 "" "$body
+  DispatchValues true")
 	start_daemon "$dir"
 	if ! wait_rows "csv_file '$dir' root bytes-usage" "$INTERVALS" 60; then
 		echo "# collectd did not sample; log:"

@@ -137,7 +137,8 @@ receiver wrongca 0 otherserver || { not_ok "https receiver starts"; finish; }
 port=$RPORT
 dir=$(write_conf wrongca 1 "" "URL \"https://127.0.0.1:$port/api/v1/write\"
 CACert \"$C/ca.pem\"
-BearerTokenFile \"$C/token\"")
+BearerTokenFile \"$C/token\"
+DispatchValues true")
 start_daemon "$dir"
 check "wrong CA: the refusal is logged with curl's reason and retried" \
 	wait_log "$dir/collectd.log" 'SSL certificate problem.*retrying' 30

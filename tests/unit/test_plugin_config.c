@@ -147,6 +147,27 @@ static void test_url_checked_when_read(void **state)
 	assert_int_equal(c->sender.nr_urls, 1);
 }
 
+/* With a URL the cgroup values go over the wire only, unless DispatchValues says otherwise. */
+static void test_dispatch_default_follows_url(void **state)
+{
+	struct plugin_config *c = *state;
+	struct plugin_config d;
+
+	assert_int_equal(plugin_config_finish(c), 0);
+	assert_true(c->dispatch_values); /* no URL: into collectd */
+	assert_int_equal(plugin_config_init(&d), 0);
+	assert_int_equal(LINE(&d, "URL", S("http://127.0.0.1:9/api/v1/write")), 0);
+	assert_int_equal(plugin_config_finish(&d), 0);
+	assert_false(d.dispatch_values);
+	plugin_config_free(&d);
+	assert_int_equal(plugin_config_init(&d), 0);
+	assert_int_equal(LINE(&d, "URL", S("http://127.0.0.1:9/api/v1/write")), 0);
+	assert_int_equal(LINE(&d, "DispatchValues", B(true)), 0);
+	assert_int_equal(plugin_config_finish(&d), 0);
+	assert_true(d.dispatch_values);
+	plugin_config_free(&d);
+}
+
 static void test_stat_all(void **state)
 {
 	struct plugin_config *c = *state;
@@ -263,6 +284,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_keys_are_case_insensitive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_is_case_insensitive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_single_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_default_follows_url, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeated_mistake_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_url_checked_when_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stat_all, setup, teardown),
