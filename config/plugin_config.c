@@ -123,6 +123,7 @@ static int set_dispatch_values(struct plugin_config *c, const char *key, union c
 	return 0;
 }
 BOOL_SETTER(set_report_self, report_self)
+BOOL_SETTER(set_values_per_cgroup, values_per_cgroup)
 
 /* ---- sender */
 static int set_url(struct plugin_config *c, const char *key, union cfg_arg arg,
@@ -358,6 +359,7 @@ static const struct cfg_key keys[] = {
 	{ "IncludeRoot", SHAPE_BOOLEAN, set_include_root },
 	{ "DispatchValues", SHAPE_BOOLEAN, set_dispatch_values },
 	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
+	{ "ValuesPerCgroup", SHAPE_BOOLEAN, set_values_per_cgroup },
 	{ "URL", SHAPE_STRINGS, set_url },
 	{ "Format", SHAPE_STRING, set_format },
 	{ "Compression", SHAPE_STRING, set_compression },

@@ -52,6 +52,7 @@ struct plugin_config {
 	bool dispatch_values;           /* default: true without a URL, false with one */
 	bool dispatch_values_given;
 	bool report_self;
+	bool values_per_cgroup;         /* dispatch one value list per cgroup (type memcg_bpf) */
 	struct sender_config sender;    /* URL, Format, ...: the sender is on when nr_urls > 0 */
 	unsigned int sender_keys;       /* sender keys given (they need a URL) */
 	unsigned int errors;            /* lines rejected so far */

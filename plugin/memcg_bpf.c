@@ -51,6 +51,7 @@ struct mb_instance {
 	derive_t sample_errors;
 	value_list_t vl; /* reused for every value dispatched */
 	value_t value;
+	value_t *row_values; /* ValuesPerCgroup: one per stat of the table */
 #ifdef MEMCG_BPF_HAVE_SENDER
 	struct sender *sender;
 	bool curl_ready;
@@ -90,6 +91,8 @@ static void instance_free(void *arg)
 	inst->table_ready = false;
 	sampler_close(inst->sampler);
 	inst->sampler = NULL;
+	free(inst->row_values);
+	inst->row_values = NULL;
 	plugin_config_free(&inst->cfg);
 	free(inst);
 }
@@ -195,6 +198,68 @@ static size_t dispatch_row(struct mb_instance *inst, const struct sample_row *ro
 	return sent;
 }
 
+/*
+ * ValuesPerCgroup: the row as one value list of type "memcg_bpf", one data
+ * source per stat (registered at init). A gauge the kernel did not give is
+ * NaN; a counter cannot be unknown, so such a row goes value by value.
+ */
+static size_t dispatch_row_as_list(struct mb_instance *inst, const struct sample_row *row)
+{
+	const struct sample_table *t = &inst->table;
+	value_list_t vl = inst->vl;
+	size_t sent = 0;
+
+	for (size_t c = 0; c < t->nr_stats; c++) {
+		uint64_t v = row->values[c];
+
+		if (t->stats[c]->type == STAT_COUNTER) {
+			if (v == SAMPLE_VALUE_MISSING)
+				return dispatch_row(inst, row);
+			inst->row_values[c].derive = (derive_t)v;
+		} else {
+			inst->row_values[c].gauge = v == SAMPLE_VALUE_MISSING ? NAN : (gauge_t)v;
+		}
+		sent += v != SAMPLE_VALUE_MISSING;
+	}
+	instance_name(row->path, vl.plugin_instance);
+	vl.values = inst->row_values;
+	vl.values_len = t->nr_stats;
+	sstrncpy(vl.type, PLUGIN_NAME, sizeof(vl.type));
+	vl.type_instance[0] = '\0';
+	plugin_dispatch_values(&vl);
+	return sent;
+}
+
+/* Registers the "memcg_bpf" data set: one data source per stat of the table. */
+static int register_row_data_set(struct mb_instance *inst)
+{
+	const struct sample_table *t = &inst->table;
+	data_set_t ds = { .ds_num = t->nr_stats };
+	int err;
+
+	sstrncpy(ds.type, PLUGIN_NAME, sizeof(ds.type));
+	ds.ds = calloc(t->nr_stats, sizeof(*ds.ds));
+	inst->row_values = calloc(t->nr_stats ? t->nr_stats : 1, sizeof(*inst->row_values));
+	if (!ds.ds || !inst->row_values) {
+		free(ds.ds);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < t->nr_stats; c++) {
+		sstrncpy(ds.ds[c].name, t->stats[c]->name, sizeof(ds.ds[c].name));
+		ds.ds[c].type = t->stats[c]->type == STAT_COUNTER ? DS_TYPE_DERIVE : DS_TYPE_GAUGE;
+		ds.ds[c].min = 0;
+		ds.ds[c].max = NAN;
+	}
+	err = plugin_register_data_set(&ds); /* collectd keeps a copy */
+	free(ds.ds);
+	if (err) {
+		ERROR(MB_LOG_PREFIX "ValuesPerCgroup: cannot register the data set \"%s\" (status %d)",
+		      PLUGIN_NAME, err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static bool row_selected(const struct mb_instance *inst, const struct sample_row *row)
 {
 	if (row->depth == 0 && !inst->cfg.include_root)
@@ -293,7 +358,7 @@ static int mb_read(user_data_t *ud)
 			continue;
 		selected++;
 		if (inst->cfg.dispatch_values)
-			values += dispatch_row(inst, row);
+			values += inst->row_values ? dispatch_row_as_list(inst, row) : dispatch_row(inst, row);
 	}
 	self_values_fill(inst, true, selected, values, &self);
 	if (inst->cfg.report_self)
@@ -339,6 +404,11 @@ static int mb_init(void)
 
 	sampler_table_init(inst->sampler, &inst->table);
 	inst->table_ready = true;
+	if (inst->cfg.dispatch_values && inst->cfg.values_per_cgroup) {
+		err = register_row_data_set(inst);
+		if (err)
+			goto clear_context;
+	}
 
 	if (inst->cfg.sender.nr_urls) {
 #ifdef MEMCG_BPF_HAVE_SENDER

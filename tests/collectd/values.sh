@@ -181,4 +181,48 @@ check "rows are 1 s apart (global Interval 1)" \
 	"$(csv_file "$dir" root bytes-usage)"
 check "types: bytes-anon and derive-pgfault exist for the root" \
 	test -f "$(csv_file "$dir" root bytes-anon)" -a -f "$(csv_file "$dir" root derive-pgfault)"
+
+# ValuesPerCgroup: the same stats as one value list per cgroup (type
+# "memcg_bpf", one data source per stat, registered at init). The csv
+# plugin writes one file per cgroup whose header names the stats; every
+# value is judged against the kernel's files as above.
+rm -f "$T/stop-snapshots"
+snapshot_loop &
+snap_pid=$!
+dir=$(write_conf per-cgroup 1 "" "
+  Backend \"auto\"
+  CgroupRoot \"$CGROUP_ROOT\"
+  Stat $(for s in $STATS; do printf '"%s" ' "$s"; done)
+  ValuesPerCgroup true
+")
+start_daemon "$dir"
+check "ValuesPerCgroup: collectd wrote 5 samples of the root" \
+	wait_rows "csv_file '$dir' root memcg_bpf" 5 20
+sleep 0.5
+touch "$T/stop-snapshots"
+wait "$snap_pid"
+stop_daemon
+check "ValuesPerCgroup: collectd exited 0 (rc=$daemon_rc)" test "$daemon_rc" = 0
+check "ValuesPerCgroup: no error lines" bash -c "! grep -q '\[error\]' '$dir/collectd.log'"
+root_list=$(csv_file "$dir" root memcg_bpf)
+want_header="epoch$(for s in $STATS; do printf ',%s' "$s"; done)"
+check "ValuesPerCgroup: the header names every stat in order" \
+	test "$(head -n 1 "$root_list")" = "$want_header"
+check "ValuesPerCgroup: no per-value files" test ! -e "$(csv_file "$dir" root bytes-anon)"
+: >"$T/rows"
+for d in "$dir/csv/$HOSTNAME_CD"/memcg_bpf-*; do
+	inst=${d##*/memcg_bpf-}
+	[ "$inst" = self ] && continue
+	for f in "$d"/memcg_bpf-*; do
+		awk -F, -v i="$inst" 'NR == 1 { for (c = 2; c <= NF; c++) name[c] = $c; next }
+			{ for (c = 2; c <= NF; c++) if ($c != "nan") print i, name[c], $1, $c }' "$f" >>"$T/rows"
+	done
+done
+read -r exact live bad unjudged < <(compare "$T/rows" "$T/report")
+total=$((exact + live + bad))
+echo "# ValuesPerCgroup: compared $total values: $exact exact (idle), $live within the live range, $bad wrong; $unjudged unjudged"
+[ -s "$T/report" ] && sed 's/^/#   /' "$T/report" | head -20
+check "ValuesPerCgroup: at least $((${#CGROUPS[@]} * 4 * 4)) values compared ($total)" \
+	test "$total" -ge $((${#CGROUPS[@]} * 4 * 4))
+check "ValuesPerCgroup: no value disagrees with the kernel ($bad)" test "$bad" -eq 0
 finish
