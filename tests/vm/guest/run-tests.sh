@@ -600,6 +600,8 @@ t_bench() {
 # increasing order; the tree only grows). VARIANT:
 #   nodispatch  DispatchValues false: the plugin samples but dispatches only
 #               its self values, which leaves the sampling and the read loop;
+#   percgroup   ValuesPerCgroup true: one value list per cgroup (type
+#               memcg_bpf, a data source per stat) instead of one per value;
 #   nofile      collectd started with a soft fd limit of 65536 instead of
 #               the inherited 1024 (the text backend keeps a cgroup's files
 #               open only while the soft limit allows).
@@ -618,6 +620,7 @@ bench_collectd_run() {
 	extra='' nofile=$(ulimit -n) label=$backend
 	case $variant in
 	nodispatch) extra="  DispatchValues false" label=$backend/nodispatch ;;
+	percgroup) extra="  ValuesPerCgroup true" label=$backend/percgroup ;;
 	nofile) nofile=65536 label=$backend/nofile=65536 ;;
 	"") ;;
 	*) why "unknown variant $variant"; return 1 ;;
@@ -675,8 +678,9 @@ t_bench_collectd() {
 	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-10} after ${VMTEST_CD_WARMUP:-2} warm-up samples; ms of CPU (user+system, all threads)"
 	info "#  tree cgroups backend             cpu_ms sample_ms outside_ms outside out/smp  write_ms   values interval_s peak_rss"
 	have=0
-	runs=${VMTEST_CD_RUNS:-1000:1:bpf 1000:1:text 1000:1:bpf:nodispatch 1000:1:text:nodispatch 1000:1:text:nofile 10000:5:bpf 10000:5:text 10000:5:text:nofile}
-	for run in $runs; do
+	runs=${VMTEST_CD_RUNS:-1000:1:bpf 1000:1:bpf:percgroup 1000:1:text 1000:1:bpf:nodispatch 1000:1:text:nodispatch 1000:1:text:nofile 10000:5:bpf 10000:5:bpf:percgroup 10000:5:text 10000:5:text:nofile}
+	# (commas also separate runs: a kernel command line has no spaces in a value)
+	for run in $(echo "$runs" | tr ',' ' '); do
 		old_ifs=$IFS
 		IFS=:
 		# shellcheck disable=SC2086 # split at the colons
