@@ -160,6 +160,68 @@ void stale_tracker_free(struct stale_tracker *st)
 	free(st);
 }
 
+/*
+ * The series key (series_set.h): two 64-bit lanes over the label strings,
+ * eight bytes at a time, each string closed by its length; the labels other
+ * than __name__ in their sorted order, then __name__'s value. A row's
+ * labels are hashed once and each stat only adds its name.
+ */
+#define KEY_M1 0x9e3779b97f4a7c15ULL
+#define KEY_M2 0xc2b2ae3d27d4eb4fULL
+
+static uint64_t key_fmix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+static void key_word(struct series_key *k, uint64_t w)
+{
+	k->lo = (k->lo ^ w) * KEY_M1;
+	k->lo ^= k->lo >> 29;
+	k->hi = (k->hi + w) * KEY_M2;
+	k->hi ^= k->hi >> 31;
+}
+
+static void key_string(struct series_key *k, const char *s, size_t len)
+{
+	uint64_t w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		key_word(k, w);
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	key_word(k, w ^ (uint64_t)len << 56);
+}
+
+/* The key state of @n labels except the one at @skip, before __name__'s value. */
+static struct series_key key_labels(const struct label_pair *l, const struct label_len *len, size_t n, size_t skip)
+{
+	struct series_key k = { 0x736f6d6570736575ULL, 0x646f72616e646f6dULL };
+
+	for (size_t i = 0; i < n; i++) {
+		if (i == skip)
+			continue;
+		key_string(&k, l[i].name, len[i].name);
+		key_string(&k, l[i].value, len[i].value);
+	}
+	return k;
+}
+
+static struct series_key key_with_name(struct series_key k, const char *name, size_t len)
+{
+	key_word(&k, ~0ULL); /* no label string ends like this: the name follows */
+	key_string(&k, name, len);
+	k.lo = key_fmix(k.lo ^ k.hi);
+	k.hi = key_fmix(k.hi + k.lo);
+	return k;
+}
+
 /* Labels of one series under construction, with their lengths. */
 struct label_list {
 	struct label_pair l[SERIES_MAX_STATIC_LABELS + 8];
@@ -239,10 +301,18 @@ static int add_item_sorted(struct series_set *set, const struct series_item *pro
 	return 0;
 }
 
+/* Appends an item for @proto (its key set here) with the labels @ll, __name__ among them. */
 static int add_item(struct series_set *set, const struct series_item *proto, struct label_list *ll)
 {
+	struct series_item it = *proto;
+	size_t name_at = 0;
+
 	ll_sort(ll);
-	return add_item_sorted(set, proto, ll);
+	while (name_at < ll->n && strcmp(ll->l[name_at].name, "__name__") != 0)
+		name_at++;
+	it.key = key_labels(ll->l, ll->len, ll->n, name_at);
+	it.key = key_with_name(it.key, proto->name, strlen(proto->name));
+	return add_item_sorted(set, &it, ll);
 }
 
 /* The labels every series of a cgroup carries, except __name__. */
@@ -290,6 +360,7 @@ static void common_labels(struct label_list *ll, const struct series_opts *o, co
 struct row_template {
 	struct label_list ll;
 	size_t name_at;
+	struct series_key key; /* of the labels but __name__ */
 };
 
 static void row_template(struct row_template *rt, const struct series_opts *o, const struct row_labels *rl)
@@ -302,6 +373,7 @@ static void row_template(struct row_template *rt, const struct series_opts *o, c
 	rt->name_at = 0;
 	while (strcmp(rt->ll.l[rt->name_at].name, "__name__") != 0)
 		rt->name_at++;
+	rt->key = key_labels(rt->ll.l, rt->ll.len, rt->ll.n, rt->name_at);
 }
 
 struct metric_name_len {
@@ -320,6 +392,7 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 		.stale = stale,
 		.value = value,
 		.start_ms = start_ms,
+		.key = key_with_name(rt->key, name->name, name->len),
 	};
 	size_t at = set->nr_labels + rt->name_at;
 	int err;

@@ -25,8 +25,20 @@
 double stale_nan(void);
 bool is_stale_nan(double v);
 
+/*
+ * A series' identity from interval to interval: a 128-bit hash of its label
+ * set (every name and value, __name__ included). The encoders key the label
+ * bytes they keep across intervals (wire/label_cache.h) by it; two label
+ * sets share a key with a probability of about n^2 / 2^129 for n series
+ * (below 10^-28 at a million series).
+ */
+struct series_key {
+	uint64_t lo, hi;
+};
+
 struct series_item {
 	const char *name;             /* metric name */
+	struct series_key key;
 	const struct stat_def *stat;  /* NULL for self metrics */
 	bool counter;
 	bool bytes;

@@ -37,15 +37,15 @@ static int push_payload(struct payload_list *out, const struct payload *p)
 }
 
 static int encode_one(const struct series_set *set, size_t from, size_t to, enum wire_format f,
-		      struct byte_buf *raw)
+		      struct label_cache *c, struct byte_buf *raw)
 {
 	switch (f) {
 	case WIRE_REMOTE_WRITE:
-		return remote_write_encode(set, from, to, raw);
+		return remote_write_encode(set, from, to, c, raw);
 	case WIRE_REMOTE_WRITE_V2:
-		return remote_write_v2_encode(set, from, to, raw);
+		return remote_write_v2_encode(set, from, to, c, raw);
 	case WIRE_OTLP:
-		return otlp_encode(set, from, to, raw);
+		return otlp_encode(set, from, to, c, raw);
 	}
 	return -EINVAL;
 }
@@ -84,11 +84,11 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 	for (size_t k = 0; k < n; k++)
 		p.nr_samples += r[k].to - r[k].from;
 	if (n == 1) {
-		err = encode_one(r[0].set, r[0].from, r[0].to, f, raw);
+		err = encode_one(r[0].set, r[0].from, r[0].to, f, out->cache, raw);
 	} else {
 		out->joined.len = 0;
 		for (size_t k = 0; k < n && !err; k++) {
-			err = encode_one(r[k].set, r[k].from, r[k].to, f, raw);
+			err = encode_one(r[k].set, r[k].from, r[k].to, f, out->cache, raw);
 			if (!err)
 				err = append_raw(&out->joined, raw);
 		}
@@ -152,12 +152,16 @@ int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum
 {
 	int err = 0;
 
+	if (!out->cache && !(out->cache = label_cache_new()))
+		return -ENOMEM;
 	c = compression_effective(f, c);
+	label_cache_begin_pass(out->cache);
 	if (f != WIRE_REMOTE_WRITE_V2)
-		return pack_sets(sets, nr_sets, f, c, lim, out);
+		err = pack_sets(sets, nr_sets, f, c, lim, out);
 	/* 2.0's symbol table is per request: intervals are not joined */
-	for (size_t s = 0; s < nr_sets && !err; s++)
+	for (size_t s = 0; f == WIRE_REMOTE_WRITE_V2 && s < nr_sets && !err; s++)
 		err = pack_sets(&sets[s], 1, f, c, lim, out);
+	label_cache_end_pass(out->cache);
 	return err;
 }
 
@@ -179,6 +183,8 @@ void payload_list_free(struct payload_list *l)
 	payload_list_clear(l);
 	byte_buf_free(&l->raw);
 	byte_buf_free(&l->joined);
+	label_cache_free(l->cache);
+	l->cache = NULL;
 	free(l->p);
 	l->p = NULL;
 	l->cap = 0;

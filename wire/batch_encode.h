@@ -3,8 +3,12 @@
  * A series set cut into requests and encoded for the wire: at most
  * max_samples samples and about max_bytes bytes of protobuf (before
  * compression) per request, each request encoded into one reused buffer
- * (wire/encoders.h: remote write by hand, OTLP through protobuf-c) and
- * compressed (wire/compress.h) into a payload of its own.
+ * (wire/encoders.h, written by hand) and compressed (wire/compress.h) into
+ * a payload of its own.
+ *
+ * A payload list kept from one interval to the next keeps the series' label
+ * bytes too (wire/label_cache.h): each call encodes the labels of new series
+ * only, and forgets the series it did not encode.
  */
 #ifndef MEMCG_BPF_BATCH_ENCODE_H
 #define MEMCG_BPF_BATCH_ENCODE_H
@@ -14,6 +18,7 @@
 
 #include "base/byte_buf.h"
 #include "series/series_set.h"
+#include "wire/label_cache.h"
 #include "wire/wire_format.h"
 
 struct payload {
@@ -30,6 +35,7 @@ struct payload_list {
 	size_t n, cap;
 	struct byte_buf raw; /* protobuf before compression, reused by every request */
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
+	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
 };
 
 /* Per request; 0 takes the default. */

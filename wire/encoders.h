@@ -3,7 +3,9 @@
  * The encoders behind batch_encode(), one file each: remote_write.c and
  * remote_write_v2.c write protobuf by hand (wire/pb_write.h), otlp.c packs
  * through protobuf-c. Each encodes items [from, to) of a series set into
- * @raw (protobuf, before compression); 0 or a negative errno.
+ * @raw (protobuf, before compression), taking the series' label bytes from
+ * @c (wire/label_cache.h) and adding there those of new series; 0 or a
+ * negative errno.
  */
 #ifndef MEMCG_BPF_ENCODERS_H
 #define MEMCG_BPF_ENCODERS_H
@@ -12,11 +14,15 @@
 
 #include "base/byte_buf.h"
 #include "series/series_set.h"
+#include "wire/label_cache.h"
 #include "wire/wire_format.h"
 
-int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw);
-int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw);
-int otlp_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw);
+int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
+			struct byte_buf *raw);
+int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
+			   struct byte_buf *raw);
+int otlp_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
+		struct byte_buf *raw);
 /* Protobuf bytes one item adds to a request of format @f (an estimate for splitting). */
 size_t batch_item_size(const struct series_set *set, size_t i, enum wire_format f);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Writing protobuf wire format by hand, for the hot encoders (remote write
- * 1.0 and 2.0): varints, tags, length-delimited fields and fixed64 doubles,
+ * Writing protobuf wire format by hand, for the encoders (remote write 1.0
+ * and 2.0, OTLP): varints, tags, length-delimited fields and fixed64 doubles,
  * written from the protobuf encoding specification. The caller sizes the
  * buffer first (pb_*_size) and then writes; field order and the proto3 rule
  * "a scalar equal to its zero value is not written" are the caller's, and
@@ -69,15 +69,20 @@ static inline uint8_t *pb_len_header(uint8_t *p, unsigned int field, size_t len)
 	return pb_varint(pb_tag(p, field, PB_LEN), len);
 }
 
+static inline uint8_t *pb_fixed64(uint8_t *p, unsigned int field, uint64_t v)
+{
+	p = pb_tag(p, field, PB_FIXED64);
+	for (int i = 0; i < 8; i++)
+		*p++ = (uint8_t)(v >> (8 * i)); /* little endian on the wire */
+	return p;
+}
+
 static inline uint8_t *pb_double(uint8_t *p, unsigned int field, double v)
 {
 	uint64_t bits;
 
 	memcpy(&bits, &v, sizeof(bits));
-	p = pb_tag(p, field, PB_FIXED64);
-	for (int i = 0; i < 8; i++)
-		*p++ = (uint8_t)(bits >> (8 * i)); /* little endian on the wire */
-	return p;
+	return pb_fixed64(p, field, bits);
 }
 
 #endif

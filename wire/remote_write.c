@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Prometheus remote write 1.0: prometheus.WriteRequest (proto/remote_write.proto),
- * written directly with pb_write.h from the set's labels and their cached
- * lengths: no message structs, no per-sample allocation. The bytes are those
+ * written directly with pb_write.h: no message structs, no per-sample
+ * allocation. A series' Label fields are encoded once, when it first
+ * appears, and kept by the label cache (wire/label_cache.h); each interval
+ * writes the TimeSeries header, copies them and adds the Sample. The bytes are those
  * protobuf-c packs for the same message (checked by test_batch_encode):
  *   WriteRequest { repeated TimeSeries timeseries = 1; }
  *   TimeSeries   { repeated Label labels = 1; repeated Sample samples = 2; }
@@ -23,18 +25,21 @@ static size_t label_size(const struct label_len *l)
 	return (l->name ? pb_len_field_size(l->name) : 0) + (l->value ? pb_len_field_size(l->value) : 0);
 }
 
-static size_t series_size(const struct series_set *set, const struct series_item *it)
+/* The Label fields of a new series, kept by the label cache. */
+static int encode_labels(struct label_cache *c, const struct series_set *set, const struct series_item *it,
+			 struct byte_buf *out)
 {
-	size_t n = rw_sample_field_size(it->value, set->ts_ms);
+	size_t n = 0;
+	uint8_t *p;
+	int err;
 
+	(void)c;
 	for (uint32_t k = 0; k < it->nr_labels; k++)
 		n += pb_len_field_size(label_size(&set->label_lens[it->label_off + k]));
-	return n;
-}
-
-static uint8_t *write_series(uint8_t *p, const struct series_set *set, const struct series_item *it, size_t size)
-{
-	p = pb_len_header(p, 1, size);
+	err = byte_buf_reserve(out, out->len + n);
+	if (err)
+		return err;
+	p = out->data + out->len;
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
 		const struct label_pair *l = &set->labels[it->label_off + k];
 		const struct label_len *len = &set->label_lens[it->label_off + k];
@@ -45,32 +50,45 @@ static uint8_t *write_series(uint8_t *p, const struct series_set *set, const str
 		if (len->value)
 			p = pb_len_field(p, 2, l->value, len->value);
 	}
-	return rw_sample_field(p, 2, it->value, set->ts_ms);
+	out->len = (size_t)(p - out->data);
+	return 0;
 }
 
-int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw)
+static size_t series_size(const struct series_set *set, const struct series_item *it, const struct label_blob *b)
 {
+	return b->len + rw_sample_field_size(it->value, set->ts_ms);
+}
+
+int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
+			struct byte_buf *raw)
+{
+	struct label_blob *b;
 	size_t total = 0;
-	uint32_t *size;
 	uint8_t *p;
 	int err;
 
-	size = malloc((to > from ? to - from : 1) * sizeof(*size));
-	if (!size)
+	b = malloc((to > from ? to - from : 1) * sizeof(*b));
+	if (!b)
 		return -ENOMEM;
-	for (size_t i = from; i < to; i++) {
-		size[i - from] = (uint32_t)series_size(set, &set->items[i]);
-		total += pb_len_field_size(size[i - from]);
-	}
+	err = label_cache_get(c, WIRE_REMOTE_WRITE, set, from, to, encode_labels, b);
+	if (err)
+		goto free_blobs;
+	for (size_t i = from; i < to; i++)
+		total += pb_len_field_size(series_size(set, &set->items[i], &b[i - from]));
 	err = byte_buf_reserve(raw, total + 1);
 	if (err)
-		goto free_size;
+		goto free_blobs;
 	p = raw->data;
-	for (size_t i = from; i < to; i++)
-		p = write_series(p, set, &set->items[i], size[i - from]);
+	for (size_t i = from; i < to; i++) {
+		const struct series_item *it = &set->items[i];
+
+		p = pb_len_header(p, 1, series_size(set, it, &b[i - from]));
+		memcpy(p, b[i - from].data, b[i - from].len);
+		p = rw_sample_field(p + b[i - from].len, 2, it->value, set->ts_ms);
+	}
 	raw->len = (size_t)(p - raw->data);
 	err = raw->len == total ? 0 : -EFAULT;
-free_size:
-	free(size);
+free_blobs:
+	free(b);
 	return err;
 }

@@ -5,6 +5,16 @@
  * labels_refs hold (name, value) index pairs in label-name order. Metadata:
  * the type (counter or gauge) and the unit ("bytes") where known.
  *
+ * The symbols table is per request, so what is kept across intervals (the
+ * label cache, wire/label_cache.h) is each series' labels as global string
+ * ids (wire/symbol_dict.h): a request maps them to its own indices in order
+ * of first use with two array lookups per string, no hashing or comparing
+ * of strings; only a new series' strings are interned. Keeping the refs
+ * themselves would need one symbol order for every request, that is every
+ * request carrying every string of all series (or refs that change when a
+ * request is cut differently); the ids keep each request's table to the
+ * strings its own series use, as before.
+ *
  * Written directly with pb_write.h; the bytes are those protobuf-c packs for
  * the same message (checked by test_batch_encode):
  *   Request    { repeated string symbols = 4; repeated TimeSeries timeseries = 5; }
@@ -25,60 +35,27 @@
 #define METRIC_TYPE_COUNTER 1
 #define METRIC_TYPE_GAUGE 2
 
-struct symtab {
-	const char **sym;  /* index -> string */
-	uint32_t *len;     /* index -> its length */
-	size_t n, cap;
-	uint32_t *slots;   /* hash -> index + 1, 0 empty */
-	size_t nslots;
-};
-
-static uint64_t fnv1a(const char *s)
+/* The global ids of a new series' label names and values, kept by the label cache. */
+static int encode_label_ids(struct label_cache *c, const struct series_set *set, const struct series_item *it,
+			    struct byte_buf *out)
 {
-	uint64_t h = 1469598103934665603ULL;
+	struct symbol_dict *d = label_cache_symbols(c);
+	uint32_t *ids;
+	int err = byte_buf_reserve(out, out->len + 2 * it->nr_labels * sizeof(uint32_t));
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
+	if (err)
+		return err;
+	ids = (uint32_t *)(out->data + out->len);
+	for (uint32_t j = 0; j < it->nr_labels && !err; j++) {
+		const struct label_pair *l = &set->labels[it->label_off + j];
+		const struct label_len *len = &set->label_lens[it->label_off + j];
 
-static int symtab_init(struct symtab *t, size_t max)
-{
-	t->nslots = 16;
-	while (t->nslots < 2 * (max + 1))
-		t->nslots <<= 1;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	t->cap = max + 1;
-	t->sym = calloc(t->cap, sizeof(*t->sym));
-	t->len = calloc(t->cap, sizeof(*t->len));
-	t->n = 0;
-	return t->slots && t->sym && t->len ? 0 : -ENOMEM;
-}
-
-static uint32_t symtab_ref(struct symtab *t, const char *s, uint32_t len)
-{
-	size_t mask = t->nslots - 1, i = fnv1a(s) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		uint32_t v = t->slots[i];
-
-		if (!v)
-			break;
-		if (t->sym[v - 1] == s || (t->len[v - 1] == len && memcmp(t->sym[v - 1], s, len) == 0))
-			return v - 1;
+		err = symbol_dict_intern(d, l->name, len->name, &ids[2 * j]);
+		if (!err)
+			err = symbol_dict_intern(d, l->value, len->value, &ids[2 * j + 1]);
 	}
-	/* capacity was sized for every string of the range: no overflow */
-	t->sym[t->n] = s;
-	t->len[t->n] = len;
-	t->slots[i] = (uint32_t)++t->n;
-	return (uint32_t)(t->n - 1);
-}
-
-static void symtab_free(struct symtab *t)
-{
-	free(t->slots);
-	free(t->sym);
-	free(t->len);
+	out->len += 2 * it->nr_labels * sizeof(uint32_t);
+	return err;
 }
 
 static size_t metadata_size(uint32_t unit_ref)
@@ -103,11 +80,13 @@ static size_t series_size(const struct series_set *set, const struct series_item
 	       rw_sample_field_size(it->value, set->ts_ms) + pb_len_field_size(metadata_size(unit_ref));
 }
 
-int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct byte_buf *raw)
+int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
+			   struct byte_buf *raw)
 {
+	struct symbol_dict *d = label_cache_symbols(c);
 	size_t n = to - from, nl = 0, ri = 0, total = 0;
-	struct symtab tab = { 0 };
-	uint32_t *refs = NULL, *unit = NULL, *refs_bytes = NULL, bytes_ref = 0;
+	uint32_t *refs = NULL, *unit = NULL, *refs_bytes = NULL, empty_id, bytes_id, bytes_ref = 0;
+	struct label_blob *b = NULL;
 	uint8_t *p;
 	int err = -ENOMEM;
 
@@ -116,40 +95,45 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	refs = malloc((nl ? 2 * nl : 1) * sizeof(*refs));
 	unit = malloc((n ? n : 1) * sizeof(*unit));
 	refs_bytes = malloc((n ? n : 1) * sizeof(*refs_bytes));
-	if (!refs || !unit || !refs_bytes || symtab_init(&tab, 2 * nl + 2))
+	b = malloc((n ? n : 1) * sizeof(*b));
+	if (!refs || !unit || !refs_bytes || !b)
 		goto free_arrays;
-	symtab_ref(&tab, "", 0); /* symbols[0] is always the empty string */
+	err = label_cache_get(c, WIRE_REMOTE_WRITE_V2, set, from, to, encode_label_ids, b);
+	if (!err)
+		err = symbol_dict_intern(d, "", 0, &empty_id);
+	if (!err)
+		err = symbol_dict_intern(d, "bytes", 5, &bytes_id);
+	if (err)
+		goto free_arrays;
+	symbol_dict_new_request(d);
+	symbol_dict_ref(d, empty_id); /* symbols[0] is always the empty string */
 
-	/* first pass: symbols in order of first use, refs, sizes */
+	/* first pass: the request's symbols in order of first use, refs, sizes */
 	for (size_t k = 0; k < n; k++) {
 		const struct series_item *it = &set->items[from + k];
+		const uint32_t *ids = (const uint32_t *)b[k].data;
 		size_t first = ri;
 
-		for (uint32_t j = 0; j < it->nr_labels; j++) {
-			const struct label_pair *l = &set->labels[it->label_off + j];
-			const struct label_len *len = &set->label_lens[it->label_off + j];
-
-			refs[ri++] = symtab_ref(&tab, l->name, len->name);
-			refs[ri++] = symtab_ref(&tab, l->value, len->value);
-		}
+		for (uint32_t j = 0; j < 2 * it->nr_labels; j++)
+			refs[ri++] = symbol_dict_ref(d, ids[j]);
 		unit[k] = 0;
 		if (it->bytes) {
 			if (!bytes_ref)
-				bytes_ref = symtab_ref(&tab, "bytes", 5);
+				bytes_ref = symbol_dict_ref(d, bytes_id);
 			unit[k] = bytes_ref;
 		}
 		refs_bytes[k] = (uint32_t)refs_size(refs + first, ri - first);
 		total += pb_len_field_size(series_size(set, it, refs_bytes[k], unit[k]));
 	}
-	for (size_t s = 0; s < tab.n; s++)
-		total += pb_len_field_size(tab.len[s]);
+	for (size_t s = 0; s < d->nr_order; s++)
+		total += pb_len_field_size(d->len[d->order[s]]);
 
 	err = byte_buf_reserve(raw, total + 1);
 	if (err)
 		goto free_arrays;
 	p = raw->data;
-	for (size_t s = 0; s < tab.n; s++)
-		p = pb_len_field(p, 4, tab.sym[s], tab.len[s]);
+	for (size_t s = 0; s < d->nr_order; s++)
+		p = pb_len_field(p, 4, d->str[d->order[s]], d->len[d->order[s]]);
 	ri = 0;
 	for (size_t k = 0; k < n; k++) {
 		const struct series_item *it = &set->items[from + k];
@@ -172,7 +156,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	raw->len = (size_t)(p - raw->data);
 	err = raw->len == total ? 0 : -EFAULT;
 free_arrays:
-	symtab_free(&tab);
+	free(b);
 	free(refs_bytes);
 	free(unit);
 	free(refs);

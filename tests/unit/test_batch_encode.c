@@ -15,7 +15,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "base/macros.h"
 #include "wire/batch_encode.h"
+#include "wire/label_cache.h"
 #include "proto/otlp_metrics.pb-c.h"
 #include "proto/remote_write.pb-c.h"
 #include "proto/remote_write_v2.pb-c.h"
@@ -325,76 +327,217 @@ static void test_otlp_gzip_and_zstd(void **state)
 	series_set_free(&set);
 }
 
-/*
- * Remote write 1.0 and 2.0 are written by hand (pb_write.h): the bytes must
- * be exactly what protobuf-c packs for the same message. Decoded with
- * protobuf-c and packed again, each request must come out byte for byte.
- * The set has a value 0 (not written in proto3), stale NaNs, small and
- * large varints, a static label that sorts before __name__ and several
- * requests.
- */
-static void test_hand_encoding_matches_protobuf_c(void **state)
+static ProtobufCMessage *unpack(enum wire_format f, const struct payload *p)
 {
-	static const struct label_pair upper[] = { { "Zone", "z1" }, { "rack", "r\xff" } };
-	static const struct series_opts o = { .host = "h1", .labels = upper, .nr_labels = 2 };
-	struct batch_limits lim = { .max_samples = 7, .max_bytes = 1 << 20 };
-	struct stale_tracker *st = stale_tracker_new();
-	struct series_set set;
+	switch (f) {
+	case WIRE_REMOTE_WRITE:
+		return (ProtobufCMessage *)prometheus__write_request__unpack(NULL, p->len, p->body);
+	case WIRE_REMOTE_WRITE_V2:
+		return (ProtobufCMessage *)io__prometheus__write__v2__request__unpack(NULL, p->len, p->body);
+	case WIRE_OTLP:
+		return (ProtobufCMessage *)opentelemetry__proto__metrics__v1__export_metrics_service_request__unpack(
+			NULL, p->len, p->body);
+	}
+	return NULL;
+}
+
+/* Each request of @pl (uncompressed), decoded with protobuf-c and packed again, comes out byte for byte. */
+static void check_repacks(enum wire_format f, const struct payload_list *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		ProtobufCMessage *m = unpack(f, &pl->p[i]);
+		uint8_t *again;
+		size_t len;
+
+		assert_non_null(m);
+		len = protobuf_c_message_get_packed_size(m);
+		assert_int_equal(len, pl->p[i].len);
+		again = malloc(len ? len : 1);
+		assert_int_equal(protobuf_c_message_pack(m, again), len);
+		if (memcmp(again, pl->p[i].body, len) != 0)
+			fail_msg("format %d request %zu: bytes differ from protobuf-c's", f, i);
+		free(again);
+		protobuf_c_message_free_unpacked(m, NULL);
+	}
+}
+
+/* @a and @b hold the same requests, byte for byte. */
+static void assert_same_payloads(const struct payload_list *a, const struct payload_list *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_int_equal(a->p[i].len, b->p[i].len);
+		assert_int_equal(a->p[i].nr_samples, b->p[i].nr_samples);
+		assert_memory_equal(a->p[i].body, b->p[i].body, a->p[i].len);
+	}
+}
+
+static const struct label_pair upper[] = { { "Zone", "z1" }, { "rack", "r\xff" } };
+static const struct series_opts upper_opts = { .host = "h1", .labels = upper, .nr_labels = 2 };
+
+/*
+ * Interval @round: cgroups [first, first + n) with a value 0 (not written in
+ * proto3), missing stats, small and large varints, and two self metrics.
+ */
+static void build_round(struct series_set *set, struct stale_tracker *st, int round, size_t first, size_t n)
+{
 	struct sample_table t;
 	struct snapshot *snap;
+	char path[64];
 
 	cols[0] = stat_lookup("anon");
 	cols[1] = stat_lookup("pgfault");
 	cols[2] = stat_lookup("usage");
-	series_set_init(&set);
-	for (int round = 0; round < 2; round++) {
-		char path[64];
+	sample_table_init(&t, cols, 3);
+	t.timestamp_ns = 1700000000123456789ULL + round * 1000000000ULL;
+	for (size_t i = first; i < first + n; i++) {
+		struct sample_row *r;
 
-		sample_table_init(&t, cols, 3);
-		t.timestamp_ns = 1700000000123456789ULL + round * 1000000000ULL;
-		for (size_t i = 0; i < (size_t)(20 - 5 * round); i++) {
-			struct sample_row *r;
-
-			snprintf(path, sizeof(path), "/g/%zu\xc3\xa9", i);
-			r = sample_table_add(&t, i + 1, path, 2);
-			r->values[0] = i == 3 ? 0 : 4096 * i;
-			r->values[1] = i % 4 == 1 ? SAMPLE_VALUE_MISSING : (uint64_t)1 << (i * 3);
-			r->values[2] = 1;
-		}
-		assert_int_equal(snapshot_from_table(&t, NULL, NULL, &snap), 0);
-		sample_table_free(&t);
-		snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, 0, true);
-		snapshot_add_self(snap, "memcg_bpf_sender_dropped_batches_total", "queue_full", 2, true);
-		assert_int_equal(series_set_build(&set, &o, snap, st), 0);
-		snapshot_free(snap);
+		snprintf(path, sizeof(path), "/g/%zu\xc3\xa9", i);
+		r = sample_table_add(&t, i + 1, path, 2);
+		r->values[0] = i == 3 ? 0 : 4096 * i + round;
+		r->values[1] = (i + round) % 4 == 1 ? SAMPLE_VALUE_MISSING : (uint64_t)1 << (i * 3 % 60);
+		r->values[2] = 1;
 	}
+	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &snap), 0);
+	sample_table_free(&t);
+	snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, round, true);
+	snapshot_add_self(snap, "memcg_bpf_sender_dropped_batches_total", "queue_full", 2, true);
+	assert_int_equal(series_set_build(set, &upper_opts, snap, st), 0);
+	snapshot_free(snap);
+}
+
+/*
+ * The encoders are written by hand (pb_write.h): the bytes must be exactly
+ * what protobuf-c packs for the same message. Decoded with protobuf-c and
+ * packed again, each request must come out byte for byte. The set has a
+ * value 0, stale NaNs, small and large varints, a static label that sorts
+ * before __name__ and several requests.
+ */
+static void test_hand_encoding_matches_protobuf_c(void **state)
+{
+	struct batch_limits lim = { .max_samples = 7, .max_bytes = 1 << 20 };
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+
+	series_set_init(&set);
+	build_round(&set, st, 0, 0, 20);
+	build_round(&set, st, 1, 0, 15);
 	assert_true(set.nr_stale > 0);
-	for (int f = WIRE_REMOTE_WRITE; f <= WIRE_REMOTE_WRITE_V2; f++) {
+	for (int f = WIRE_REMOTE_WRITE; f <= WIRE_OTLP; f++) {
 		struct payload_list pl = { 0 };
 
 		assert_int_equal(batch_encode(&set, (enum wire_format)f, COMPRESSION_NONE, &lim, &pl), 0);
 		assert_true(pl.n > 2);
-		for (size_t i = 0; i < pl.n; i++) {
-			ProtobufCMessage *m;
-			uint8_t *again;
-			size_t len;
-
-			m = f == WIRE_REMOTE_WRITE
-				    ? (ProtobufCMessage *)prometheus__write_request__unpack(NULL, pl.p[i].len, pl.p[i].body)
-				    : (ProtobufCMessage *)io__prometheus__write__v2__request__unpack(NULL, pl.p[i].len,
-												   pl.p[i].body);
-			assert_non_null(m);
-			len = protobuf_c_message_get_packed_size(m);
-			assert_int_equal(len, pl.p[i].len);
-			again = malloc(len ? len : 1);
-			assert_int_equal(protobuf_c_message_pack(m, again), len);
-			if (memcmp(again, pl.p[i].body, len) != 0)
-				fail_msg("format %d request %zu: bytes differ from protobuf-c's", f, i);
-			free(again);
-			protobuf_c_message_free_unpacked(m, NULL);
-		}
+		check_repacks((enum wire_format)f, &pl);
 		payload_list_free(&pl);
 	}
+	series_set_free(&set);
+	stale_tracker_free(st);
+}
+
+/*
+ * A payload list kept across intervals keeps the series' label bytes: while
+ * cgroups come and go (stale markers for the gone), each interval's requests
+ * are byte for byte those of a fresh list (nothing kept) and those protobuf-c
+ * packs; the cache holds the series of the last call only. The last round
+ * packs two intervals in one call.
+ */
+static void test_kept_labels_across_intervals(void **state)
+{
+	static const size_t first[] = { 0, 5, 5, 12, 0, 30 }, count[] = { 20, 20, 10, 25, 3, 10 };
+	struct batch_limits lim = { .max_samples = 9, .max_bytes = 1 << 20 };
+
+	for (int f = WIRE_REMOTE_WRITE; f <= WIRE_OTLP; f++) {
+		struct stale_tracker *st = stale_tracker_new();
+		struct series_set set[2];
+		struct payload_list kept = { 0 };
+
+		series_set_init(&set[0]);
+		series_set_init(&set[1]);
+		for (int round = 0; round < (int)ARRAY_SIZE(first); round++) {
+			const struct series_set *sets[] = { &set[0], &set[1] };
+			size_t nr = round == ARRAY_SIZE(first) - 1 ? 2 : 1, items = 0;
+			struct payload_list fresh = { 0 };
+
+			build_round(&set[0], st, round, first[round], count[round]);
+			if (nr == 2)
+				build_round(&set[1], st, round + 1, first[round] + 2, count[round]);
+			payload_list_clear(&kept);
+			assert_int_equal(batch_encode_sets(sets, nr, (enum wire_format)f, COMPRESSION_NONE, &lim, &kept), 0);
+			assert_int_equal(batch_encode_sets(sets, nr, (enum wire_format)f, COMPRESSION_NONE, &lim, &fresh), 0);
+			assert_same_payloads(&kept, &fresh);
+			check_repacks((enum wire_format)f, &kept);
+			/* the series of this call, no more: stale, self and new ones included */
+			for (size_t s = 0; s < nr; s++)
+				items += set[s].nr_items;
+			if (nr == 1)
+				assert_int_equal(label_cache_size(kept.cache, (enum wire_format)f), items);
+			else
+				assert_true(label_cache_size(kept.cache, (enum wire_format)f) < items);
+			if (round == 2)
+				assert_true(set[0].nr_stale > 0);
+			payload_list_free(&fresh);
+		}
+		payload_list_free(&kept);
+		series_set_free(&set[0]);
+		series_set_free(&set[1]);
+		stale_tracker_free(st);
+	}
+}
+
+/*
+ * Remote write 2.0 under churn: every interval brings 400 new cgroups and
+ * loses the last ones. The strings kept for it are cleared when mostly dead,
+ * so they stay bounded, and the requests stay those of a fresh list.
+ */
+static void test_v2_strings_bounded_under_churn(void **state)
+{
+	struct batch_limits lim = { 0 };
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+	struct payload_list kept = { 0 };
+	size_t most = 0;
+
+	series_set_init(&set);
+	for (int round = 0; round < 12; round++) {
+		struct payload_list fresh = { 0 };
+
+		build_round(&set, st, round, 400 * (size_t)round, 400);
+		payload_list_clear(&kept);
+		assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_NONE, &lim, &kept), 0);
+		assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_NONE, &lim, &fresh), 0);
+		assert_same_payloads(&kept, &fresh);
+		if (label_cache_symbols(kept.cache)->n > most)
+			most = label_cache_symbols(kept.cache)->n;
+		payload_list_free(&fresh);
+	}
+	/* about 800 strings live (400 cgroups and the 400 gone, stale); never all 4800 seen */
+	assert_true(most < 2 * 820 + 1024 + 820);
+	payload_list_free(&kept);
+	series_set_free(&set);
+	stale_tracker_free(st);
+}
+
+/* A list that encoded one format and then another keeps only the other's series. */
+static void test_kept_labels_follow_the_format(void **state)
+{
+	struct batch_limits lim = { 0 };
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+	struct payload_list pl = { 0 };
+
+	series_set_init(&set);
+	build_round(&set, st, 0, 0, 10);
+	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_NONE, &lim, &pl), 0);
+	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE_V2), set.nr_items);
+	payload_list_clear(&pl);
+	/* the fallback to 1.0 */
+	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE, COMPRESSION_NONE, &lim, &pl), 0);
+	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE_V2), 0);
+	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE), set.nr_items);
+	check_repacks(WIRE_REMOTE_WRITE, &pl);
+	payload_list_free(&pl);
 	series_set_free(&set);
 	stale_tracker_free(st);
 }
@@ -420,6 +563,9 @@ int main(void)
 		cmocka_unit_test(test_remote_write_v2_symbols),
 		cmocka_unit_test(test_otlp_gzip_and_zstd),
 		cmocka_unit_test(test_hand_encoding_matches_protobuf_c),
+		cmocka_unit_test(test_kept_labels_across_intervals),
+		cmocka_unit_test(test_kept_labels_follow_the_format),
+		cmocka_unit_test(test_v2_strings_bounded_under_churn),
 		cmocka_unit_test(test_compression_rules),
 	};
 

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The label bytes of every series, per wire format, kept from one interval
+ * to the next: a series' labels do not change, so each encoder encodes them
+ * once (when the series first appears) and afterwards writes only the
+ * timestamp and value around the kept bytes. Keyed by the series key
+ * (series/series_set.h), a hash of the whole label set, so the cache needs
+ * no knowledge of cgroups or options: other labels are another series.
+ *
+ * What is kept, per format (see each encoder):
+ *   remote write 1.0  the TimeSeries' Label fields, ready to copy
+ *   remote write 2.0  the global ids (wire/symbol_dict.h) of each label's
+ *                     name and value; the request's own symbol indices are
+ *                     assigned per request from those ids
+ *   OTLP              the NumberDataPoint's attribute (KeyValue) fields
+ *
+ * A pass is one call of batch_encode_sets(): series it did not use (their
+ * cgroup is gone and its stale markers were sent) are dropped at its end,
+ * so the cache holds the series of the last pass and no more.
+ */
+#ifndef MEMCG_BPF_LABEL_CACHE_H
+#define MEMCG_BPF_LABEL_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/byte_buf.h"
+#include "series/series_set.h"
+#include "wire/symbol_dict.h"
+#include "wire/wire_format.h"
+
+#define LABEL_CACHE_FORMATS (WIRE_OTLP + 1)
+
+/* One series' kept bytes. */
+struct label_blob {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+struct label_cache;
+
+/* Appends the labels of @it, in the form kept for the format, to @out. 0 or a negative errno. */
+typedef int (*label_encode_fn)(struct label_cache *c, const struct series_set *set,
+			       const struct series_item *it, struct byte_buf *out);
+
+struct label_cache *label_cache_new(void);
+/* Accepts NULL. */
+void label_cache_free(struct label_cache *c);
+
+void label_cache_begin_pass(struct label_cache *c);
+/* Drops what the pass did not use; clears the 2.0 strings when mostly dead. */
+void label_cache_end_pass(struct label_cache *c);
+
+/*
+ * The kept bytes of items [from, to) of @set in format @f, into @out[0 ..
+ * to - from); @enc encodes those not kept yet. The bytes stay valid until
+ * the end of the pass. 0 or a negative errno.
+ */
+int label_cache_get(struct label_cache *c, enum wire_format f, const struct series_set *set, size_t from,
+		    size_t to, label_encode_fn enc, struct label_blob *out);
+
+/* The remote write 2.0 strings. */
+struct symbol_dict *label_cache_symbols(struct label_cache *c);
+
+/* Series kept for @f (for tests). */
+size_t label_cache_size(const struct label_cache *c, enum wire_format f);
+
+#endif
