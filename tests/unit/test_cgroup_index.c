@@ -626,6 +626,13 @@ static const struct cgroup_entry *walk(struct tree *t, uint64_t id, uint64_t par
 	return e;
 }
 
+/* Opens the index over the whole tree; returns the root's id. */
+static uint64_t open_index(struct tree *t)
+{
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	return ino(t, ".");
+}
+
 /* An id cgroupfs never had gets its path from its parent's and its name: no rescan needed. */
 static void test_walk_adds_unknown_without_cgroupfs(void **state)
 {
@@ -633,8 +640,7 @@ static void test_walk_adds_unknown_without_cgroupfs(void **state)
 	uint64_t root, a;
 
 	mk(t, "a");
-	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
-	root = ino(t, ".");
+	root = open_index(t);
 	a = ino(t, "a");
 	cgroup_index_walk_begin(t->idx);
 	assert_string_equal(walk(t, root, 0, 0, "ignored")->path, "/");
@@ -656,8 +662,7 @@ static void test_walk_rename_moves_subtree(void **state)
 
 	mk(t, "a");
 	mk(t, "a/b");
-	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
-	root = ino(t, ".");
+	root = open_index(t);
 	a = ino(t, "a");
 	b = ino(t, "a/b");
 	cgroup_index_walk_begin(t->idx);
@@ -678,8 +683,7 @@ static void test_walk_forgets_unreported(void **state)
 
 	mk(t, "a");
 	mk(t, "gone");
-	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
-	root = ino(t, ".");
+	root = open_index(t);
 	a = ino(t, "a");
 	for (id = 1000000; id < 1000000 + 5000; id++) {
 		cgroup_index_walk_begin(t->idx);
@@ -701,8 +705,7 @@ static void test_walk_falls_back_to_refresh(void **state)
 	uint64_t root;
 
 	mk(t, "a");
-	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
-	root = ino(t, ".");
+	root = open_index(t);
 	mk(t, "a/late");
 	cgroup_index_walk_begin(t->idx);
 	walk(t, root, 0, 0, "");

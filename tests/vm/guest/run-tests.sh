@@ -332,6 +332,19 @@ t_churn() {
 	fi
 }
 
+# first_sample STDERR PID: waits up to 20 s for memcg-bpf-sample PID to
+# log its sample 0 in STDERR.
+first_sample() {
+	t=0
+	until grep -q '^sample 0:' "$1"; do
+		t=$((t + 1))
+		if [ $t -gt 200 ] || ! kill -0 "$2" 2>/dev/null; then
+			why "no first sample: $(first_line "$1")"; return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # Rename: a cgroup renamed in place keeps its id (cgroup v1's rename(2);
 # cgroup2 has no rename operation and refuses it with EPERM). Between two
 # samples of BACKEND, /vren/old (with a child) is renamed to "/vren/new x":
@@ -346,14 +359,7 @@ t_rename() {
 	memcg-bpf-sample --backend "$1" --stats anon --format json --count 2 --interval 3 \
 		> "$WORK/rename.json" 2> "$WORK/rename.err" &
 	cpid=$!
-	t=0
-	until grep -q '^sample 0:' "$WORK/rename.err"; do
-		t=$((t + 1))
-		if [ $t -gt 200 ] || ! kill -0 $cpid 2>/dev/null; then
-			why "no first sample: $(first_line "$WORK/rename.err")"; return 1
-		fi
-		sleep 0.1
-	done
+	first_sample "$WORK/rename.err" $cpid || return 1
 	if mv "$r/old" "$r/new x" 2> "$WORK/rename.mv"; then
 		new="/vren/new x" how="renamed"
 	else
@@ -559,14 +565,7 @@ t_values_bpf_grow() {
 	memcg-bpf-sample --backend bpf --stats all --format json --count 2 --interval 25 \
 		> "$WORK/grow.json" 2> "$WORK/grow.err" &
 	cpid=$!
-	t=0
-	until grep -q '^sample 0:' "$WORK/grow.err"; do
-		t=$((t + 1))
-		if [ $t -gt 200 ] || ! kill -0 $cpid 2>/dev/null; then
-			why "no first sample: $(first_line "$WORK/grow.err")"; return 1
-		fi
-		sleep 0.1
-	done
+	first_sample "$WORK/grow.err" $cpid || return 1
 	before=$(count_cgroups "$CG")
 	room=$(sed -n 's/.*room for \([0-9]*\) cgroups.*/\1/p' "$WORK/grow.err" | head -n 1)
 	# Enough new cgroups to pass the room (2600 in all when it says nothing).
