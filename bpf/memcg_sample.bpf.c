@@ -65,6 +65,7 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	struct memcg_record *rec;
 	struct mem_cgroup *memcg;
 	__u32 slot, depth, i;
+	long len;
 
 	if (!cgrp)	/* the walk is over */
 		return 0;
@@ -100,7 +101,11 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 		goto put_memcg;
 	}
 	rec->cgroup_id = cgrp->kn->id;
+	rec->parent_id = cgrp->self.parent ? cgrp->self.parent->cgroup->kn->id : 0;
 	rec->depth = depth;
+	/* the walk holds cgroup_mutex, which rename (cgroup_rename) takes too */
+	len = bpf_probe_read_kernel_str(rec->name, sizeof(rec->name), cgrp->kn->name);
+	rec->name_len = len > 0 && len < (long)sizeof(rec->name) ? len - 1 : MEMCG_NAME_UNKNOWN;
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;

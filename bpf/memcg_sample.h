@@ -7,6 +7,12 @@
  * memory cgroup into the BPF_F_MMAPABLE array map "records": a header and
  * then one __u64 per read, in the order of the reads. The map's value size
  * is set at load time to memcg_record_size(nr_reads).
+ *
+ * The header names the cgroup as the walk saw it: its id, its parent's id
+ * and its kernfs name (the last component of its path). The walk is
+ * pre-order, so a parent's record comes before its children's and user
+ * space builds every path from the records alone, new and renamed cgroups
+ * included, without reading cgroupfs.
  */
 #ifndef MEMCG_SAMPLE_H
 #define MEMCG_SAMPLE_H
@@ -29,10 +35,20 @@ struct memcg_read {
 /* What the kfuncs return for an index the kernel does not track. */
 #define MEMCG_READ_INVALID ((__u64)-1)
 
+/*
+ * Room for a kernfs name and its NUL: the VFS caps a name at NAME_MAX (255)
+ * bytes; the spare bytes tell a name that fits from a truncated one.
+ */
+#define MEMCG_NAME_SIZE 264
+/* name_len when the name did not fit or could not be read */
+#define MEMCG_NAME_UNKNOWN ((__u32)-1)
+
 struct memcg_record {
 	__u64 cgroup_id;  /* kernfs id == the cgroup directory's inode number */
+	__u64 parent_id;  /* the parent's kernfs id, 0 for the hierarchy's root */
 	__u32 depth;      /* levels below the walk root */
-	__u32 pad;
+	__u32 name_len;   /* strlen(name), or MEMCG_NAME_UNKNOWN */
+	char name[MEMCG_NAME_SIZE];
 	__u64 values[];   /* nr_reads values */
 };
 

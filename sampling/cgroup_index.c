@@ -10,6 +10,11 @@
  * of subdirectories) is rescanned. Between them these catch additions,
  * removals and renames. Only marked directories and new subtrees are read.
  *
+ * The bpf backend's walk reports each cgroup with its parent's id and its
+ * name, in pre-order: cgroup_index_walk_add() builds or checks a path from
+ * the parent's without any system call, and walk_end() forgets what the
+ * walk no longer reports. Under churn no sample pays for a rescan.
+ *
  * Walking never holds more than one directory fd: each directory is opened
  * from the root by its relative path, its subdirectories are queued, and it
  * is closed before the next one is opened. So depth costs no fds, and paths
@@ -39,6 +44,7 @@ struct node {
 	uint64_t parent_id; /* 0 for the root */
 	nlink_t nlink;      /* as last seen */
 	bool dirty;         /* rescan its subdirectories */
+	uint32_t seen;      /* the last walk that reported it, 0: none */
 	size_t len;         /* strlen(path) */
 	char path[];
 };
@@ -67,6 +73,11 @@ struct cgroup_index {
 	size_t nr_todo, todo_cap;
 
 	bool warned_long, warned_open;
+
+	/* the walk in progress (cgroup_index_walk_*) */
+	uint32_t walk;
+	size_t nr_seen;
+	bool walk_refreshed;
 
 	/* change probe: the root's cgroup.stat (v2 only), -1 without it */
 	int stat_fd;
@@ -118,6 +129,7 @@ static struct node *node_new(uint64_t id, const char *path, size_t len, int dept
 	n->parent_id = parent_id;
 	n->nlink = nlink;
 	n->dirty = false;
+	n->seen = 0;
 	return n;
 }
 
@@ -173,6 +185,14 @@ static int remove_subtree(struct cgroup_index *idx, struct node *top)
 static bool descends(const struct cgroup_index *idx, int depth)
 {
 	return idx->max_depth < 0 || depth < idx->max_depth;
+}
+
+static void warn_long(struct cgroup_index *idx)
+{
+	if (!idx->warned_long)
+		mb_warn("cgroup index %s: skipping cgroups whose path is longer than %d bytes",
+			idx->root_dir, PATH_MAX - 1);
+	idx->warned_long = true;
 }
 
 /* The path handed to *at() calls: "a/b" for "/a/b", "." for "/". */
@@ -251,10 +271,7 @@ static int queue_children(struct cgroup_index *idx, int fd, const struct pending
 		nlen = strlen(de->d_name);
 		len = base + 1 + nlen;
 		if (len >= PATH_MAX) {
-			if (!idx->warned_long)
-				mb_warn("cgroup index %s: skipping cgroups whose path is longer than %d bytes",
-					idx->root_dir, PATH_MAX - 1);
-			idx->warned_long = true;
+			warn_long(idx);
 			continue;
 		}
 		memcpy(path + base + 1, de->d_name, nlen + 1);
@@ -408,8 +425,6 @@ static void clear(struct cgroup_index *idx)
 	u64_map_remove_if(idx->nodes, free_node, NULL);
 	idx->order_stale = true;
 }
-
-/* ------------------------------------------------------------ API */
 
 /* ------------------------------------------------------------ change probe */
 
@@ -584,6 +599,136 @@ close_root:
 	close(root_fd);
 	return err;
 }
+
+/* ------------------------------------------------------------ the walk's view */
+
+void cgroup_index_walk_begin(struct cgroup_index *idx)
+{
+	if (++idx->walk == 0)
+		idx->walk = 1;
+	idx->nr_seen = 0;
+	idx->walk_refreshed = false;
+}
+
+static const struct cgroup_entry *saw(struct cgroup_index *idx, struct node *n)
+{
+	if (n->seen != idx->walk) {
+		n->seen = idx->walk;
+		idx->nr_seen++;
+	}
+	return &n->e;
+}
+
+/* Where a child's name starts in its path: "/" + name below the root. */
+static size_t child_base(const struct node *parent)
+{
+	return parent->len == 1 ? 0 : parent->len;
+}
+
+/* Is @n's path @parent's path + "/" + @name? */
+static bool path_is(const struct node *n, const struct node *parent, const char *name, size_t name_len)
+{
+	size_t base = child_base(parent);
+
+	return n->len == base + 1 + name_len && memcmp(n->path, parent->path, base) == 0 &&
+	       n->path[base] == '/' && memcmp(n->path + base + 1, name, name_len) == 0;
+}
+
+static bool name_ok(const char *name, size_t len)
+{
+	return len && len < NAME_MAX + 1 && !memchr(name, '/', len) && !memchr(name, '\0', len) &&
+	       !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')));
+}
+
+/* What the walk cannot place: the index's own knowledge, after one refresh per walk. */
+static int place_by_refresh(struct cgroup_index *idx, uint64_t id, const struct cgroup_entry **out)
+{
+	struct node *n = node_find(idx, id);
+	int err;
+
+	if (!n && !idx->walk_refreshed) {
+		idx->walk_refreshed = true;
+		err = cgroup_index_refresh(idx);
+		if (err)
+			return err;
+		n = node_find(idx, id);
+	}
+	*out = n ? saw(idx, n) : NULL;
+	return 0;
+}
+
+int cgroup_index_walk_add(struct cgroup_index *idx, const struct cgroup_walk_item *it,
+			  const struct cgroup_entry **out)
+{
+	struct node *n = node_find(idx, it->id), *parent, *fresh;
+	char path[PATH_MAX];
+	size_t len;
+	int err;
+
+	*out = NULL;
+	if (it->depth == 0) {
+		if (n && n->len == 1)
+			goto seen;
+		len = 1;
+		memcpy(path, "/", 2);
+	} else {
+		parent = node_find(idx, it->parent_id);
+		if (!parent || parent->seen != idx->walk || parent->e.depth != it->depth - 1 ||
+		    it->name_len == SIZE_MAX || !name_ok(it->name, it->name_len))
+			return place_by_refresh(idx, it->id, out);
+		if (n && path_is(n, parent, it->name, it->name_len))
+			goto seen;
+		size_t base = child_base(parent);
+
+		len = base + 1 + it->name_len;
+		if (len >= PATH_MAX) {
+			warn_long(idx);
+			return 0;
+		}
+		memcpy(path, parent->path, base);
+		path[base] = '/';
+		memcpy(path + base + 1, it->name, it->name_len);
+		path[len] = '\0';
+	}
+	/* new, or renamed (its own name or an ancestor's): the path as of this walk */
+	fresh = node_new(it->id, path, len, it->depth, it->parent_id, 0);
+	if (!fresh)
+		return -ENOMEM;
+	node_remove(idx, it->id);
+	err = node_insert(idx, fresh);
+	if (err) {
+		free(fresh);
+		return err;
+	}
+	n = fresh;
+seen:
+	if (it->depth == 0)
+		idx->root_id = it->id;
+	*out = saw(idx, n);
+	return 0;
+}
+
+static bool unseen(uint64_t id, void *v, void *arg)
+{
+	const struct cgroup_index *idx = arg;
+	struct node *n = v;
+
+	if (n->seen == idx->walk)
+		return false;
+	free(n);
+	return true;
+}
+
+void cgroup_index_walk_end(struct cgroup_index *idx)
+{
+	/* a refresh mid-walk may have replaced nodes the walk had counted */
+	if (idx->nr_seen == u64_map_count(idx->nodes) && !idx->walk_refreshed)
+		return;
+	if (u64_map_remove_if(idx->nodes, unseen, idx))
+		idx->order_stale = true;
+}
+
+/* ------------------------------------------------------------ lookups */
 
 const struct cgroup_entry *cgroup_index_find(const struct cgroup_index *idx, uint64_t id)
 {

@@ -31,6 +31,29 @@ int cgroup_index_refresh(struct cgroup_index *idx);
 int cgroup_index_refresh_if_changed(struct cgroup_index *idx);
 /* Tells the index a cgroup it listed could not be read: refresh next time. */
 void cgroup_index_mark_stale(struct cgroup_index *idx);
+/*
+ * The walk's own view of the tree (the bpf backend): each cgroup a walk
+ * reports, in pre-order, with its parent's id and its kernfs name. A known
+ * id whose name or parent's path changed (a rename, which keeps the id)
+ * gets its new path; an unknown one is added from its parent's path; no
+ * cgroupfs access for either. Only a cgroup the walk cannot place (its
+ * parent not reported before it, a name that did not fit) falls back to
+ * one cgroup_index_refresh() per walk. walk_end() drops every id the walk
+ * did not report, so the index holds the live tree, not its history.
+ */
+struct cgroup_walk_item {
+	uint64_t id;
+	uint64_t parent_id;
+	int depth;             /* 0: the walk root */
+	const char *name;      /* not NUL-terminated */
+	size_t name_len;       /* SIZE_MAX: unknown */
+};
+
+void cgroup_index_walk_begin(struct cgroup_index *idx);
+/* 0 with *out the entry (valid until the next call), or NULL when the cgroup is gone; or -errno. */
+int cgroup_index_walk_add(struct cgroup_index *idx, const struct cgroup_walk_item *it,
+			  const struct cgroup_entry **out);
+void cgroup_index_walk_end(struct cgroup_index *idx);
 const struct cgroup_entry *cgroup_index_find(const struct cgroup_index *idx, uint64_t id);
 size_t cgroup_index_count(const struct cgroup_index *idx);
 /* Entry @i in pre-order (a parent before its children), NULL past the end; valid until the next refresh. */

@@ -445,7 +445,6 @@ static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct 
 static int bpf_sample(struct sampler *s, struct sample_table *t)
 {
 	struct bpf_backend *b = s->priv;
-	bool refreshed = false;
 	__u64 i, nr;
 	int err;
 
@@ -455,20 +454,25 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 	if (err)
 		return err;
 
+	/* the records name their cgroups: paths come from them, not from cgroupfs */
+	cgroup_index_walk_begin(b->index);
 	nr = b->skel->bss->nr_records;
 	for (i = 0; i < nr; i++) {
 		const struct memcg_record *rec = (const void *)((const char *)b->records + i * b->stride);
-		const struct cgroup_entry *entry = cgroup_index_find(b->index, rec->cgroup_id);
+		const struct cgroup_walk_item item = {
+			.id = rec->cgroup_id,
+			.parent_id = rec->parent_id,
+			.depth = (int)rec->depth,
+			.name = rec->name,
+			.name_len = rec->name_len == MEMCG_NAME_UNKNOWN ? SIZE_MAX : rec->name_len,
+		};
+		const struct cgroup_entry *entry;
 		struct sample_row *row;
 
-		if (!entry && !refreshed) {
-			refreshed = true;
-			err = cgroup_index_refresh(b->index);
-			if (err)
-				return err;
-			entry = cgroup_index_find(b->index, rec->cgroup_id);
-		}
-		if (!entry) { /* removed since the walk */
+		err = cgroup_index_walk_add(b->index, &item, &entry);
+		if (err)
+			return err;
+		if (!entry) { /* removed since the walk, or a path too long */
 			t->skipped++;
 			continue;
 		}
@@ -477,6 +481,7 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 			return -ENOMEM;
 		fill_row(b, t->nr_stats, rec, row);
 	}
+	cgroup_index_walk_end(b->index);
 	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC) - t->duration_ns;
 	return 0;
 }

@@ -611,6 +611,115 @@ static void test_probe_without_cgroup_stat_always_rescans(void **state)
 	assert_non_null(cgroup_index_find(t->idx, ino(t, "x")));
 }
 
+/* ------------------------------------------------------------ the walk's view */
+
+/* walk_add of (@id, @parent, @depth, @name) that must succeed; returns the entry (NULL: gone). */
+static const struct cgroup_entry *walk(struct tree *t, uint64_t id, uint64_t parent, int depth, const char *name)
+{
+	const struct cgroup_walk_item it = {
+		.id = id, .parent_id = parent, .depth = depth, .name = name,
+		.name_len = name ? strlen(name) : SIZE_MAX,
+	};
+	const struct cgroup_entry *e = (void *)1;
+
+	assert_int_equal(cgroup_index_walk_add(t->idx, &it, &e), 0);
+	return e;
+}
+
+/* Opens the index over the whole tree; returns the root's id. */
+static uint64_t open_index(struct tree *t)
+{
+	assert_int_equal(cgroup_index_open(t->root, -1, &t->idx), 0);
+	return ino(t, ".");
+}
+
+/* An id cgroupfs never had gets its path from its parent's and its name: no rescan needed. */
+static void test_walk_adds_unknown_without_cgroupfs(void **state)
+{
+	struct tree *t = *state;
+	uint64_t root, a;
+
+	mk(t, "a");
+	root = open_index(t);
+	a = ino(t, "a");
+	cgroup_index_walk_begin(t->idx);
+	assert_string_equal(walk(t, root, 0, 0, "ignored")->path, "/");
+	assert_string_equal(walk(t, a, root, 1, "a")->path, "/a");
+	/* not on disk: only the record names them */
+	assert_string_equal(walk(t, 900000001, a, 2, "new")->path, "/a/new");
+	assert_string_equal(walk(t, 900000002, 900000001, 3, "x y\\z")->path, "/a/new/x y\\z");
+	assert_int_equal(walk(t, 900000002, 900000001, 3, "x y\\z")->depth, 3);
+	cgroup_index_walk_end(t->idx);
+	assert_int_equal(cgroup_index_count(t->idx), 4);
+	assert_string_equal(cgroup_index_find(t->idx, 900000001)->path, "/a/new");
+}
+
+/* A rename keeps the id: the new name shows, and so does every descendant's new path. */
+static void test_walk_rename_moves_subtree(void **state)
+{
+	struct tree *t = *state;
+	uint64_t root, a, b;
+
+	mk(t, "a");
+	mk(t, "a/b");
+	root = open_index(t);
+	a = ino(t, "a");
+	b = ino(t, "a/b");
+	cgroup_index_walk_begin(t->idx);
+	walk(t, root, 0, 0, "");
+	assert_string_equal(walk(t, a, root, 1, "renamed")->path, "/renamed");
+	/* b's own name is unchanged, its parent's is not */
+	assert_string_equal(walk(t, b, a, 2, "b")->path, "/renamed/b");
+	cgroup_index_walk_end(t->idx);
+	assert_string_equal(cgroup_index_find(t->idx, b)->path, "/renamed/b");
+	assert_int_equal(cgroup_index_count(t->idx), 3);
+}
+
+/* Ids the walk no longer reports are dropped: the index stays the size of the live tree. */
+static void test_walk_forgets_unreported(void **state)
+{
+	struct tree *t = *state;
+	uint64_t root, a, id;
+
+	mk(t, "a");
+	mk(t, "gone");
+	root = open_index(t);
+	a = ino(t, "a");
+	for (id = 1000000; id < 1000000 + 5000; id++) {
+		cgroup_index_walk_begin(t->idx);
+		walk(t, root, 0, 0, "");
+		walk(t, a, root, 1, "a");
+		walk(t, id, a, 2, "churn");
+		cgroup_index_walk_end(t->idx);
+		assert_int_equal(cgroup_index_count(t->idx), 3);
+	}
+	assert_null(cgroup_index_find(t->idx, ino(t, "gone")));
+	assert_null(cgroup_index_find(t->idx, id - 2));
+	assert_string_equal(cgroup_index_find(t->idx, id - 1)->path, "/a/churn");
+}
+
+/* A record the walk cannot place (parent not reported, no name) falls back to cgroupfs. */
+static void test_walk_falls_back_to_refresh(void **state)
+{
+	struct tree *t = *state;
+	uint64_t root;
+
+	mk(t, "a");
+	root = open_index(t);
+	mk(t, "a/late");
+	cgroup_index_walk_begin(t->idx);
+	walk(t, root, 0, 0, "");
+	/* parent "a" not reported in this walk: found by a refresh */
+	assert_string_equal(walk(t, ino(t, "a/late"), ino(t, "a"), 2, "late")->path, "/a/late");
+	/* no name: known ids keep their path, unknown ones are gone */
+	assert_string_equal(walk(t, ino(t, "a"), root, 1, NULL)->path, "/a");
+	assert_null(walk(t, 900000003, root, 1, NULL));
+	assert_null(walk(t, 900000004, root, 1, "bad/name"));
+	assert_null(walk(t, 900000005, root, 1, ".."));
+	cgroup_index_walk_end(t->idx);
+	assert_int_equal(cgroup_index_count(t->idx), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +748,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe_rescans_when_marked_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_full_refresh_periodically, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_without_cgroup_stat_always_rescans, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_adds_unknown_without_cgroupfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_rename_moves_subtree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_forgets_unreported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_falls_back_to_refresh, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

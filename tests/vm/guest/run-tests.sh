@@ -261,6 +261,12 @@ t_auto_selects_bpf() {
 	info "$(grep 'backend bpf' "$WORK/err" | head -n 1)"
 }
 
+# sample_cost STDERR: "MEAN MAX" of the duration_us of its sample lines.
+sample_cost() {
+	sed -n 's/^sample [0-9]*: .*duration_us=\([0-9]*\).*/\1/p' "$1" |
+		awk '{ d += $1; if ($1 > m) m = $1 } END { printf "%.0f %.0f", NR ? d / NR : 0, m }'
+}
+
 # Churn: the whole tree (1100+ cgroups) is sampled 200 times while cgroups
 # below /vchurn are made and removed, names re-used. Two stats keep the
 # output small enough for the guest's memory.
@@ -268,6 +274,9 @@ t_churn() {
 	croot=$CG/vchurn
 	mkdir "$croot" && enable_memory "$croot" || return 1
 	for s in 0 1 2 3 4 5 6 7 8 9; do mkdir "$croot/static$s" || return 1; done
+	# the same sampling with no churn: what a steady sample costs
+	memcg-bpf-sample --backend bpf --stats anon,usage --count 20 --interval 0.05 --format json \
+		> /dev/null 2> "$WORK/steady.err" || { why "steady run: $(first_line "$WORK/steady.err")"; return 1; }
 	: > "$WORK/created"
 	memcg-bpf-sample --backend bpf --stats anon,usage --count 200 --interval 0.05 --format json \
 		> "$WORK/churn.json" 2> "$WORK/churn.err" &
@@ -311,6 +320,10 @@ t_churn() {
 	rc=$?
 	cat "$WORK/check"
 	info "$made cgroups made, $removed removed during 200 samples of the whole tree; $churned records of churned cgroups; skipped=$skipped"
+	steady=$(sample_cost "$WORK/steady.err")
+	churning=$(sample_cost "$WORK/churn.err")
+	info "per sample: steady ${steady% *} us mean, under churn ${churning% *} us mean (${churning#* } us max)$(
+		awk -v a="${steady% *}" -v b="${churning% *}" 'BEGIN { if (a > 0) printf ", %.1fx", b / a }')"
 	info "$(grep '^check_values [a-z]*:' "$WORK/check")"
 	rm -f "$WORK/churn.json"
 	if [ $rc -ne 0 ]; then
@@ -318,6 +331,56 @@ t_churn() {
 		return 1
 	fi
 }
+
+# first_sample STDERR PID: waits up to 20 s for memcg-bpf-sample PID to
+# log its sample 0 in STDERR.
+first_sample() {
+	t=0
+	until grep -q '^sample 0:' "$1"; do
+		t=$((t + 1))
+		if [ $t -gt 200 ] || ! kill -0 "$2" 2>/dev/null; then
+			why "no first sample: $(first_line "$1")"; return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# Rename: a cgroup renamed in place keeps its id (cgroup v1's rename(2);
+# cgroup2 has no rename operation and refuses it with EPERM). Between two
+# samples of BACKEND, /vren/old (with a child) is renamed to "/vren/new x":
+# the second sample must show the id at its new path, the child's id below
+# it and no record at an old path. Where the kernel refuses the rename, both
+# ids must stay where they were.
+t_rename() {
+	r=$CG/vren
+	{ mkdir "$r" && enable_memory "$r" && mkdir "$r/old" && enable_memory "$r/old" &&
+		mkdir "$r/old/child"; } || { why "cannot create $r/old/child"; return 1; }
+	id=$(stat -c %i "$r/old") cid=$(stat -c %i "$r/old/child")
+	memcg-bpf-sample --backend "$1" --stats anon --format json --count 2 --interval 3 \
+		> "$WORK/rename.json" 2> "$WORK/rename.err" &
+	cpid=$!
+	first_sample "$WORK/rename.err" $cpid || return 1
+	if mv "$r/old" "$r/new x" 2> "$WORK/rename.mv"; then
+		new="/vren/new x" how="renamed"
+	else
+		new=/vren/old how="the kernel refused the rename ($(first_line "$WORK/rename.mv"))"
+	fi
+	wait $cpid
+	rc=$?
+	if [ $rc -ne 0 ]; then why "exit $rc: $(grep -v '^sample' "$WORK/rename.err" | head -n 1)"; return 1; fi
+	p=$(grep "^{\"sample\":1,.*\"cgroup_id\":$id," "$WORK/rename.json" | sed -n 's/.*"path":"\([^"]*\)".*/\1/p')
+	c=$(grep "^{\"sample\":1,.*\"cgroup_id\":$cid," "$WORK/rename.json" | sed -n 's/.*"path":"\([^"]*\)".*/\1/p')
+	info "$1: $how; sample 1: id $id at '$p', its child $cid at '$c'"
+	if [ "$p" != "$new" ] || [ "$c" != "$new/child" ]; then
+		why "sample 1: id $id at '$p', child at '$c'; expected '$new' and '$new/child'"; return 1
+	fi
+	if [ "$new" != /vren/old ] && grep -q '^{"sample":1,.*"path":"/vren/old' "$WORK/rename.json"; then
+		why "sample 1 still has a record at /vren/old"; return 1
+	fi
+	rmdir "$CG$new/child" "$CG$new" "$r"
+}
+t_rename_bpf() { t_rename bpf; }
+t_rename_text() { t_rename text; }
 
 # proc_rss PID / proc_fds PID: VmRSS (kB) and the number of open fds of PID.
 proc_rss() {
@@ -502,14 +565,7 @@ t_values_bpf_grow() {
 	memcg-bpf-sample --backend bpf --stats all --format json --count 2 --interval 25 \
 		> "$WORK/grow.json" 2> "$WORK/grow.err" &
 	cpid=$!
-	t=0
-	until grep -q '^sample 0:' "$WORK/grow.err"; do
-		t=$((t + 1))
-		if [ $t -gt 200 ] || ! kill -0 $cpid 2>/dev/null; then
-			why "no first sample: $(first_line "$WORK/grow.err")"; return 1
-		fi
-		sleep 0.1
-	done
+	first_sample "$WORK/grow.err" $cpid || return 1
 	before=$(count_cgroups "$CG")
 	room=$(sed -n 's/.*room for \([0-9]*\) cgroups.*/\1/p' "$WORK/grow.err" | head -n 1)
 	# Enough new cgroups to pass the room (2600 in all when it says nothing).
@@ -723,6 +779,7 @@ kfunc)
 	run_test collectd_bpf t_collectd_bpf
 	run_test auto_selects_bpf t_auto_selects_bpf
 	run_test churn t_churn
+	run_test rename_bpf t_rename_bpf
 	run_test churn_soak t_churn_soak
 	run_test unknown_stat t_unknown_stat
 	run_test unprivileged_bpf t_unprivileged_bpf
@@ -733,6 +790,7 @@ fallback)
 	run_test auto_selects_text t_auto_selects_text
 	run_test bpf_needs_kfunc t_bpf_needs_kfunc
 	run_test values_text t_values_text_small
+	run_test rename_text t_rename_text
 	run_test collectd_auto_text t_collectd_auto_text
 	run_test unknown_stat t_unknown_stat
 	;;
