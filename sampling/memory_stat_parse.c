@@ -356,6 +356,12 @@ size_t memory_stat_parse(struct memory_stat_parser *p, const char *buf, size_t l
 	return parse_slow(p, buf, len, values);
 }
 
+/* 0, -ERANGE (overflows 64 bits) or -EINVAL (not a decimal number). */
+static int value_errno(enum value_status st)
+{
+	return st == VALUE_OK ? 0 : st == VALUE_RANGE ? -ERANGE : -EINVAL;
+}
+
 int memory_stat_find(const char *buf, size_t len, const char *name, uint64_t *value)
 {
 	const char *pos = buf, *end = buf + len;
@@ -364,16 +370,8 @@ int memory_stat_find(const char *buf, size_t len, const char *name, uint64_t *va
 	while (pos < end) {
 		const char *eol = line_end(pos, end);
 
-		if ((size_t)(eol - pos) > nlen && pos[nlen] == ' ' && memcmp(pos, name, nlen) == 0) {
-			switch (parse_value(pos + nlen, eol, value)) {
-			case VALUE_OK:
-				return 0;
-			case VALUE_RANGE:
-				return -ERANGE;
-			default:
-				return -EINVAL;
-			}
-		}
+		if ((size_t)(eol - pos) > nlen && pos[nlen] == ' ' && memcmp(pos, name, nlen) == 0)
+			return value_errno(parse_value(pos + nlen, eol, value));
 		pos = eol + 1;
 	}
 	return -ENOENT;
@@ -383,12 +381,5 @@ int memory_stat_parse_u64(const char *buf, size_t len, uint64_t *value)
 {
 	if (len && buf[len - 1] == '\n')
 		len--;
-	switch (parse_digits(buf, buf + len, value)) {
-	case VALUE_OK:
-		return 0;
-	case VALUE_RANGE:
-		return -ERANGE;
-	default:
-		return -EINVAL;
-	}
+	return value_errno(parse_digits(buf, buf + len, value));
 }
