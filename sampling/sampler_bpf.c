@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@
 #include "base/log.h"
 #include "sampling/sampler_backend.h"
 
-#define INITIAL_CAPACITY 1024
+/* Slots for a tree of n cgroups: room for half as many again, and a few. */
+#define CAPACITY_SLACK 64
 
 /* The kfuncs the program calls; all of them must be in the kernel BTF. */
 static const char *const required_kfuncs[] = {
@@ -60,8 +62,8 @@ struct bpf_backend {
 	struct memcg_sample_bpf *skel;
 	struct bpf_link *link;
 	int root_fd;
-	void *records;
-	size_t records_len;
+	void *records;      /* the first records_len bytes of the map, mmapped */
+	size_t records_len; /* grows with the tree, up to capacity records */
 	__u32 capacity;
 	size_t stride;
 
@@ -247,17 +249,62 @@ static void unload_program(struct bpf_backend *b)
 	if (b->records)
 		munmap(b->records, b->records_len);
 	b->records = NULL;
+	b->records_len = 0;
 	bpf_link__destroy(b->link);
 	b->link = NULL;
 	memcg_sample_bpf__destroy(b->skel);
 	b->skel = NULL;
 }
 
+/*
+ * libbpf parses the kernel's vmlinux BTF (~6 MB, read into a buffer and
+ * copied: ~12 MB at the peak) for CO-RE and kfunc resolution while it loads,
+ * and frees it after. glibc keeps freed heap it got by brk unless told to
+ * give it back; without this the process could keep the peak for good.
+ */
+static void release_freed_memory(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+/*
+ * Maps (more of) the record map so that its first @nr records can be read.
+ * Only what the tree uses is mapped: every mapped page of the map counts in
+ * the process's RSS, read or not.
+ */
+static int map_records(struct bpf_backend *b, __u64 nr)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), want, full;
+	void *p;
+	int err;
+
+	want = (size_t)nr * b->stride;
+	if (want <= b->records_len)
+		return 0;
+	full = ((size_t)b->capacity * b->stride + page - 1) / page * page;
+	want += want / 8; /* a little room for the tree to grow in */
+	want = (want + page - 1) / page * page;
+	if (want > full)
+		want = full;
+	p = mmap(NULL, want, PROT_READ, MAP_SHARED, bpf_map__fd(b->skel->maps.records), 0);
+	if (p == MAP_FAILED) {
+		err = -errno;
+		mb_err("cannot mmap the record map (%zu bytes): %s", want, strerror(-err));
+		return err;
+	}
+	if (b->records)
+		munmap(b->records, b->records_len);
+	b->records = p;
+	b->records_len = want;
+	return 0;
+}
+
 static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iter_opts);
 	union bpf_iter_link_info linfo = { 0 };
-	long page = sysconf(_SC_PAGESIZE);
 	int err;
 
 	b->skel = memcg_sample_bpf__open();
@@ -295,16 +342,8 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 		goto unload;
 	}
 
-	b->records_len = ((size_t)capacity * b->stride + page - 1) / page * page;
-	b->records = mmap(NULL, b->records_len, PROT_READ, MAP_SHARED,
-			  bpf_map__fd(b->skel->maps.records), 0);
-	if (b->records == MAP_FAILED) {
-		err = -errno;
-		b->records = NULL;
-		mb_err("cannot mmap the record map (%zu bytes): %s", b->records_len, strerror(-err));
-		goto unload;
-	}
 	b->capacity = capacity;
+	release_freed_memory();
 	return 0;
 
 unload:
@@ -314,11 +353,9 @@ unload:
 
 static __u32 capacity_for(size_t cgroups)
 {
-	__u32 cap = INITIAL_CAPACITY;
+	size_t cap = cgroups + cgroups / 2 + CAPACITY_SLACK;
 
-	while (cap < cgroups + cgroups / 2 && cap < (1u << 30))
-		cap *= 2;
-	return cap;
+	return cap < (1u << 30) ? (__u32)cap : 1u << 30;
 }
 
 static int bpf_open(struct sampler *s, char *why, size_t why_len)
@@ -351,6 +388,9 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	if (err)
 		goto free_btf;
 	b->stride = memcg_record_size(b->nr_reads);
+	/* every value is resolved: libbpf's load parses its own copy */
+	btf__free(btf);
+	btf = NULL;
 
 	b->root_fd = open(s->mount.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (b->root_fd < 0) {
@@ -454,9 +494,12 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 	if (err)
 		return err;
 
+	nr = b->skel->bss->nr_records;
+	err = map_records(b, nr);
+	if (err)
+		return err;
 	/* the records name their cgroups: paths come from them, not from cgroupfs */
 	cgroup_index_walk_begin(b->index);
-	nr = b->skel->bss->nr_records;
 	for (i = 0; i < nr; i++) {
 		const struct memcg_record *rec = (const void *)((const char *)b->records + i * b->stride);
 		const struct cgroup_walk_item item = {

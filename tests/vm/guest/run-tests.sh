@@ -136,6 +136,38 @@ $4
 EOF
 }
 
+# wait_marks DIR N PID SECS WHO: waits up to SECS for collectd PID (run by
+# collectd_conf DIR ... bench_sink) to write N marks; when it does not (or
+# dies), shows its output, gives WHO's reason and kills it.
+wait_marks() {
+	t=0
+	while [ "$(wc -l < "$1/marks" 2>/dev/null || echo 0)" -lt "$2" ]; do
+		t=$((t + 1))
+		if [ $t -gt $(($4 * 10)) ] || ! kill -0 "$3" 2>/dev/null; then
+			cat "$1/stdout" "$1/collectd.log"
+			why "$5: no $2 samples in $4 s ($(wc -l < "$1/marks" 2>/dev/null) marks)"
+			kill -KILL "$3" 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# stop_checked PID DIR BACKEND WHO: stops collectd PID (configured by
+# collectd_conf DIR) and shows its log; fails, giving WHO's reason, unless it
+# exited 0, logged no error and said it ran backend BACKEND.
+stop_checked() {
+	stop_collectd "$1"
+	echo "---- collectd.log"
+	cat "$2/collectd.log" "$2/stdout"
+	if [ "$CD_RC" != 0 ]; then why "$4: collectd exit status $CD_RC after SIGTERM"; return 1; fi
+	err=$({ grep -i '\[error\]' "$2/collectd.log"; grep -i 'error' "$2/stdout"; } | head -n 1)
+	if [ -n "$err" ]; then why "$4: $(echo "$err" | cut -c 1-200)"; return 1; fi
+	if ! grep -q "memcg_bpf plugin: backend $3" "$2/collectd.log"; then
+		why "$4: the log does not say backend $3"; return 1
+	fi
+}
+
 # csv_rows FILE: data rows of a csv file (0 when missing).
 csv_rows() {
 	if [ -f "$1" ]; then echo $(($(wc -l < "$1") - 1)); else echo 0; fi
@@ -590,6 +622,84 @@ t_values_bpf_grow() {
 	checked fs -n "$after" "$CG" "$WORK/grow.json"
 }
 
+# Memory: the steady RSS of the CLI and of collectd with each backend on the
+# whole tree (tree_1000's, ~1,000 cgroups, default stats). The CLI samples
+# every second and is measured after sample 5; collectd runs memcg_bpf with
+# DispatchValues false (sampling only: no per-cgroup value lists in
+# collectd's cache) and bench_sink (it only counts the plugin's self values;
+# its marks say how many samples were taken), Interval 1, and is measured
+# after 8 samples. Fails when collectd's VmRSS with the bpf backend exceeds
+# the text backend's by more than VMTEST_RSS_MARGIN_KB (5120 kB).
+
+# rss_line PID: "VmRSS VmHWM RssAnon RssFile RssShmem" of PID in kB.
+rss_line() {
+	for k in VmRSS VmHWM RssAnon RssFile RssShmem; do
+		sed -n "s/^$k:[[:space:]]*\([0-9]*\).*/\1/p" "/proc/$1/status"
+	done | tr '\n' ' '
+}
+
+# rss_cli BACKEND: the CLI's rss_line after its sample 5, into $WORK/rss-cli-BACKEND.
+rss_cli() {
+	memcg-bpf-sample --backend "$1" --count 8 --interval 1 > /dev/null 2> "$WORK/rss-cli.err" &
+	cpid=$!
+	t=0
+	until grep -q '^sample 5:' "$WORK/rss-cli.err"; do
+		t=$((t + 1))
+		if [ $t -gt 600 ] || ! kill -0 $cpid 2>/dev/null; then
+			why "CLI $1: no sample 5: $(first_line "$WORK/rss-cli.err")"; kill -KILL $cpid 2>/dev/null; return 1
+		fi
+		sleep 0.1
+	done
+	rss_line $cpid > "$WORK/rss-cli-$1"
+	wait $cpid
+	rc=$?
+	if [ $rc -ne 0 ]; then why "CLI $1: exit $rc: $(grep -v '^sample' "$WORK/rss-cli.err" | head -n 1)"; return 1; fi
+	grep -q "backend=$1 " "$WORK/rss-cli.err" || { why "CLI $1: samples not from backend $1"; return 1; }
+}
+
+# rss_collectd BACKEND: collectd's rss_line after 8 samples, into $WORK/rss-cd-BACKEND.
+rss_collectd() {
+	d=$WORK/rss-collectd-$1
+	rm -rf "$d"
+	mkdir -p "$d"
+	collectd_conf "$d" 1 bench_sink "  Backend \"$1\"
+  CgroupRoot \"$CG\"
+  DispatchValues false" || return 1
+	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+	cpid=$!
+	wait_marks "$d" 8 $cpid 60 "collectd $1" || return 1
+	rss_line $cpid > "$WORK/rss-cd-$1"
+	stop_checked $cpid "$d" "$1" "collectd $1" || return 1
+	rm -rf "$d"
+}
+
+t_rss() {
+	have_collectd || return 77
+	if [ ! -f "$COLLECTD_PLUGINS/bench_sink.so" ]; then why "bench_sink.so is not in the initramfs"; return 1; fi
+	margin=${VMTEST_RSS_MARGIN_KB:-5120}
+	ncg=$(count_cgroups "$CG")
+	for b in text bpf; do
+		rss_cli $b || return 1
+		rss_collectd $b || return 1
+	done
+	info "$ncg cgroups, default stats; kB: VmRSS VmHWM RssAnon RssFile RssShmem"
+	for b in text bpf; do
+		info "CLI $b (after sample 5, --interval 1): $(cat "$WORK/rss-cli-$b")"
+		info "collectd $b (after 8 samples, DispatchValues false): $(cat "$WORK/rss-cd-$b")"
+	done
+	# shellcheck disable=SC2046 # the fields of rss_line
+	set -- $(cat "$WORK/rss-cd-text")
+	text=$1
+	# shellcheck disable=SC2046
+	set -- $(cat "$WORK/rss-cd-bpf")
+	bpf=$1
+	info "collectd steady VmRSS: bpf - text = $((bpf - text)) kB (bound $margin kB)"
+	if [ $((bpf - text)) -gt "$margin" ]; then
+		why "collectd's VmRSS with the bpf backend ($bpf kB) exceeds the text backend's ($text kB) by $((bpf - text)) kB (> $margin)"
+		return 1
+	fi
+}
+
 # ---------------------------------------------------------------- fallback set
 
 t_auto_selects_text() {
@@ -686,29 +796,11 @@ bench_collectd_run() {
 $extra" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
-	t=0
-	while [ "$(wc -l < "$d/marks" 2>/dev/null || echo 0)" -lt $((warm + n)) ]; do
-		t=$((t + 1))
-		if [ $t -gt $(((warm + n) * ival * 30)) ] || ! kill -0 $cpid 2>/dev/null; then
-			cat "$d/stdout" "$d/collectd.log"
-			why "$backend at $size: no $((warm + n)) samples in $(((warm + n) * ival * 3)) s ($(wc -l < "$d/marks" 2>/dev/null) marks)"
-			kill -KILL $cpid 2>/dev/null
-			return 1
-		fi
-		sleep 0.1
-	done
+	wait_marks "$d" $((warm + n)) $cpid $(((warm + n) * ival * 3)) "$backend at $size" || return 1
 	rss=$(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$cpid/status")
-	stop_collectd $cpid
 	echo "---- $backend $size: marks"
 	cat "$d/marks"
-	echo "---- collectd.log"
-	cat "$d/collectd.log" "$d/stdout"
-	if [ "$CD_RC" != 0 ]; then why "$backend at $size: collectd exit status $CD_RC after SIGTERM"; return 1; fi
-	err=$({ grep -i '\[error\]' "$d/collectd.log"; grep -i 'error' "$d/stdout"; } | head -n 1)
-	if [ -n "$err" ]; then why "$backend at $size: $(echo "$err" | cut -c 1-200)"; return 1; fi
-	if ! grep -q "memcg_bpf plugin: backend $backend" "$d/collectd.log"; then
-		why "$backend at $size: the log does not say backend $backend"; return 1
-	fi
+	stop_checked $cpid "$d" "$backend" "$backend at $size" || return 1
 	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S
 	line=$(awk -v w="$warm" -v n="$n" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" '
 		$1 == w { t0 = $2; c0 = $5; w0 = $6 }
@@ -776,6 +868,7 @@ kfunc)
 	run_test values_bpf t_values_bpf
 	run_test values_text t_values_text
 	run_test values_bpf_vs_text t_values_bpf_vs_text
+	run_test rss t_rss
 	run_test collectd_bpf t_collectd_bpf
 	run_test auto_selects_bpf t_auto_selects_bpf
 	run_test churn t_churn
