@@ -62,6 +62,10 @@ def main():
         for t in set(vals) - set(have):
             gone[t] = gone.get(t, 0) + 1
         extra += len(set(have) - set(vals))
+    if gone:
+        stamps = sorted({t for vals in expected.values() for t in vals})
+        for t in sorted(gone)[:5]:
+            print("check_vm: missing at %d ms (interval %d of %d): %d series" % (t, stamps.index(t) + 1, len(stamps), gone[t]))
     rows = [len(v) for v in expected.values()]
     print("check_vm: %d series; csv rows per series %d..%d; stored per series %d..%d; "
           "%d missing, %d not sampled, %d duplicates, %d series with a different count"

@@ -86,7 +86,8 @@ wait_drained() { # wait_drained DIR TIMEOUT_S: no segment file left
 
 check_vm() { # check_vm DIR [ARGS]: counts per series in VictoriaMetrics vs the csv
 	local i
-	for ((i = 0; i < 10; i++)); do
+	# up to 15 s for the last samples to become searchable on a loaded machine
+	for ((i = 0; i < 30; i++)); do
 		vm_dump "$VM_PORT" "$T/vm.jsonl"
 		python3 "$RELIABILITY_TESTS/check_vm.py" --csv "$1/csv" --vm "$T/vm.jsonl" "${@:2}" >/dev/null && break
 		sleep 0.5
