@@ -4,6 +4,7 @@
 #    .TP item of doc/collectd-memcg_bpf.5.in, and every key documented there
 #    exists in the table;
 #  - the built man page lists every stat of memcg-bpf-sample --list-stats;
+#  - the built page has no @PLACEHOLDER@ left and its footer names the version;
 #  - man --warnings finds nothing to say about either man page.
 #   check-man.sh [SRCDIR BUILDDIR]
 # Without arguments (make check runs it from the build directory): the
@@ -43,6 +44,15 @@ for s in $("$build/memcg-bpf-sample" --list-stats | awk 'NR > 1 { print $1 }'); 
 	grep -q "^$s\\*\\{0,1\\}@" "$page" || { echo "check-man: stat $s missing from $page (stale? run make)" >&2; fail=1; }
 done
 echo "check-man: $n stats in the catalog, all in the man page" | { [ $fail = 0 ] && cat || true; }
+
+# no placeholder left: the footer names the version (configure substituted
+# @VERSION@ inside the Makefile's own sed once, which left it in the page)
+if grep -n '@[A-Z]*@' "$page" >"$tmp/left"; then
+	echo "check-man: placeholders left in $page:" >&2
+	cat "$tmp/left" >&2
+	fail=1
+fi
+grep -q '^\.TH .*"memcg_bpf [0-9]' "$page" || { echo "check-man: the footer of $page names no version" >&2; fail=1; }
 
 command -v man >/dev/null || { echo "check-man: man (man-db) not installed: man --warnings not run"; exit $fail; }
 for p in "$page" "$src/doc/memcg-bpf-sample.1"; do
