@@ -26,7 +26,7 @@ struct sender {
 	pthread_t thread;
 	bool thread_started;
 
-	pthread_mutex_t lock; /* intervals, stopping */
+	pthread_mutex_t lock; /* intervals, stopping, stop_deadline, the spill list, queue drop logging */
 	pthread_cond_t wake;
 	bool stopping;
 	uint64_t intervals;
@@ -128,15 +128,22 @@ static double uniform(void *ctx)
  * older than everything still queued, newer than the request in flight, so
  * the thread takes them first and the order of every series is kept.
  */
+/* Takes the oldest spilled interval; s->lock held, the list not empty. */
+static struct snapshot *spill_shift_locked(struct sender *s)
+{
+	struct snapshot *snap = s->spill[0];
+
+	memmove(&s->spill[0], &s->spill[1], --s->nr_spill * sizeof(*s->spill));
+	return snap;
+}
+
 static struct snapshot *spill_pop(struct sender *s)
 {
 	struct snapshot *snap = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->nr_spill) {
-		snap = s->spill[0];
-		memmove(&s->spill[0], &s->spill[1], --s->nr_spill * sizeof(*s->spill));
-	}
+	if (s->nr_spill)
+		snap = spill_shift_locked(s);
 	pthread_mutex_unlock(&s->lock);
 	return snap;
 }
@@ -149,11 +156,44 @@ static struct snapshot *next_waiting(struct sender *s)
 	return snap ? snap : send_queue_try_pop(s->queue);
 }
 
+/* The oldest spilled interval when it is older than @ts_ms, else NULL. */
+static struct snapshot *spill_pop_older(struct sender *s, int64_t ts_ms)
+{
+	struct snapshot *snap = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->nr_spill && s->spill[0]->ts_ms < ts_ms)
+		snap = spill_shift_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return snap;
+}
+
+/*
+ * The next interval of a batch, oldest first. The spill list is in time
+ * order and @*first sits somewhere in it: intervals spilled before @*first
+ * left the queue are older, those spilled after are newer; the queue holds
+ * only newer ones.
+ */
+static struct snapshot *next_in_order(struct sender *s, struct snapshot **first)
+{
+	struct snapshot *snap;
+
+	if (!*first)
+		return next_waiting(s);
+	snap = spill_pop_older(s, (*first)->ts_ms);
+	if (!snap) {
+		snap = *first;
+		*first = NULL;
+	}
+	return snap;
+}
+
 /*
  * Sends @first and the intervals waiting behind it together: their series
  * are packed into as few requests as the limits allow (batch_encode_sets),
  * so that a collector slower than the interval gets fewer, larger requests
- * and the sender keeps up. Takes the snapshots.
+ * and the sender keeps up. Takes the snapshots; oldest first, over as many
+ * batches as the limits need, so that every series stays in time order.
  */
 static void process_batch(struct sender *s, struct snapshot *first)
 {
@@ -167,29 +207,30 @@ static void process_batch(struct sender *s, struct snapshot *first)
 	size_t max_values = s->cfg.max_samples ? s->cfg.max_samples : SENDER_DEFAULT_MAX_SAMPLES;
 	struct snapshot *snaps[SENDER_MAX_PACK];
 	const struct series_set *sets[SENDER_MAX_PACK];
-	size_t n = 0, built = 0, values = 0;
 
-	snaps[n++] = first;
-	values += first->nr_values;
-	while (n < SENDER_MAX_PACK && values < max_values && (snaps[n] = next_waiting(s)))
-		values += snaps[n++]->nr_values;
-	for (size_t i = 0; i < n; i++) {
-		int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
+	while (first) {
+		size_t n = 0, built = 0, values = 0;
 
-		if (err) {
-			mb_err("cannot build the series of an interval: %s", strerror(-err));
-			delivery_count_drop(s->delivery, DROP_ENCODE, snaps[i]->nr_values);
-		} else {
-			sets[built] = &s->sets[built];
-			built++;
+		while (n < SENDER_MAX_PACK && values < max_values && (snaps[n] = next_in_order(s, &first)))
+			values += snaps[n++]->nr_values;
+		for (size_t i = 0; i < n; i++) {
+			int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
+
+			if (err) {
+				mb_err("cannot build the series of an interval: %s", strerror(-err));
+				delivery_count_drop(s->delivery, DROP_ENCODE, snaps[i]->nr_values);
+			} else {
+				sets[built] = &s->sets[built];
+				built++;
+			}
+			snapshot_free(snaps[i]);
 		}
-		snapshot_free(snaps[i]);
+		if (built)
+			delivery_send_sets(s->delivery, sets, built);
+		pthread_mutex_lock(&s->lock);
+		s->intervals += n;
+		pthread_mutex_unlock(&s->lock);
 	}
-	if (built)
-		delivery_send_sets(s->delivery, sets, built);
-	pthread_mutex_lock(&s->lock);
-	s->intervals += n;
-	pthread_mutex_unlock(&s->lock);
 }
 
 /* Between spooled records: what waits goes to the spool (or out). */
@@ -438,10 +479,8 @@ static void spill(struct sender *s, struct snapshot *snap)
 	struct snapshot *dropped = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->nr_spill == SENDER_MAX_SPILL) {
-		dropped = s->spill[0];
-		memmove(&s->spill[0], &s->spill[1], --s->nr_spill * sizeof(*s->spill));
-	}
+	if (s->nr_spill == SENDER_MAX_SPILL)
+		dropped = spill_shift_locked(s);
 	s->spill[s->nr_spill++] = snap;
 	pthread_mutex_unlock(&s->lock);
 	if (dropped)
