@@ -11,10 +11,13 @@
  *     File "/path/marks"
  *   </Plugin>
  *
- * At each value memcg_bpf/self/duration-sample (one per sample, dispatched
- * at the end of the plugin's read) it appends one line to File:
+ * At each value memcg_bpf/self/gauge-backend-text (one per read, dispatched
+ * at the end of the plugin's read after duration-sample and
+ * duration-sample_cpu, before the sender's figures) it appends one line to
+ * File:
  *
- *   MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S
+ *   MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S \
+ *        SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE
  *
  * MARK counts the lines from 1; TIME_S is the value's time (when the sample
  * was taken, seconds since the epoch); SAMPLE_S is the value (the sample's
@@ -22,8 +25,13 @@
  * values written since the previous line; CPU_S is the user + system CPU
  * time of the whole collectd process (getrusage RUSAGE_SELF: every thread)
  * at that moment, WRITE_CPU_S the same for the write thread alone
- * (RUSAGE_THREAD). With WriteThreads 1 values arrive in dispatch order, so
- * a line is written after every value of its sample.
+ * (RUSAGE_THREAD). SAMPLE_CPU_S is the value duration-sample_cpu (the
+ * walk's CPU). SERIES_MS .. POST_MS are the sender thread's CPU per stage
+ * since start (total_time_in_ms-sender_cpu-STAGE) and QUEUE the sender's
+ * queue length (count-sender_queue_length), as of the previous read (the
+ * sender's figures come after the mark; 0 without a sender). With
+ * WriteThreads 1 values arrive in dispatch order, so a line is written
+ * after every value of its sample.
  *
  * Built by bench/run.sh against collectd-dev's headers; not installed.
  */
@@ -41,6 +49,9 @@
 static char *sink_file;
 static FILE *sink;
 static unsigned long long counted, marks;
+static double sample_s, sample_cpu_s, queue;
+static const char *const stages[] = { "series", "encode", "compress", "post" };
+static double stage_ms[4];
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double cpu_seconds(int who)
@@ -64,20 +75,39 @@ static int sink_config(const char *key, const char *value)
 	return sink_file ? 0 : -1;
 }
 
+/* One of the plugin's self values: keeps what the mark needs, writes the mark. */
+static void self_value(const value_list_t *vl)
+{
+	const char *ti = vl->type_instance;
+
+	if (!strcmp(vl->type, "duration") && !strcmp(ti, "sample"))
+		sample_s = vl->values[0].gauge;
+	else if (!strcmp(vl->type, "duration") && !strcmp(ti, "sample_cpu"))
+		sample_cpu_s = vl->values[0].gauge;
+	else if (!strcmp(vl->type, "count") && !strcmp(ti, "sender_queue_length"))
+		queue = vl->values[0].gauge;
+	else if (!strcmp(vl->type, "total_time_in_ms") && !strncmp(ti, "sender_cpu-", 11)) {
+		for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+			if (!strcmp(ti + 11, stages[i]))
+				stage_ms[i] = (double)vl->values[0].derive;
+	} else if (!strcmp(vl->type, "gauge") && !strcmp(ti, "backend-text")) {
+		fprintf(sink, "%llu %.3f %.9f %llu %.6f %.6f %.9f %.0f %.0f %.0f %.0f %.0f\n", ++marks,
+			CDTIME_T_TO_DOUBLE(vl->time), sample_s, counted, cpu_seconds(RUSAGE_SELF),
+			cpu_seconds(RUSAGE_THREAD), sample_cpu_s, stage_ms[0], stage_ms[1], stage_ms[2],
+			stage_ms[3], queue);
+		counted = 0;
+		sample_s = sample_cpu_s = 0;
+	}
+}
+
 static int sink_write(const data_set_t *ds, const value_list_t *vl, user_data_t *ud)
 {
 	(void)ds;
 	(void)ud;
 	pthread_mutex_lock(&sink_lock);
 	counted++;
-	if (vl->plugin_instance[0] == 's' && !strcmp(vl->type, "duration") &&
-	    !strcmp(vl->type_instance, "sample") && !strcmp(vl->plugin_instance, "self") &&
-	    !strcmp(vl->plugin, "memcg_bpf")) {
-		fprintf(sink, "%llu %.3f %.9f %llu %.6f %.6f\n", ++marks, CDTIME_T_TO_DOUBLE(vl->time),
-			vl->values[0].gauge, counted,
-			cpu_seconds(RUSAGE_SELF), cpu_seconds(RUSAGE_THREAD));
-		counted = 0;
-	}
+	if (!strcmp(vl->plugin_instance, "self") && !strcmp(vl->plugin, "memcg_bpf"))
+		self_value(vl);
 	pthread_mutex_unlock(&sink_lock);
 	return 0;
 }

@@ -1,22 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The benchmark (make bench): boots Debian's 7.x kernel under qemu and runs,
-# in the guest (tests/vm/guest/run-tests.sh, set "bench"):
+# in the guest (tests/vm/guest/run-tests.sh, set "bench", functions in
+# tests/vm/guest/bench.sh):
 #   bench           bench/memcg-bench at 10, 100 and 1,000 cgroups: the
 #                   cost of one whole-tree sample per cgroup, per backend;
+#                   and tests/sender/encode-bench (the sender alone);
 #   bench_collectd  the real collectd daemon with memcg_bpf.so at 1,000 and
-#                   10,000 cgroups, bpf and text backends: its CPU time per
-#                   interval and the part of it spent outside sampling, with
-#                   bench/bench_sink.c (built here) as the write plugin;
-#   encode-bench    tests/sender/encode-bench: the sender's CPU per interval
-#                   (series, encoding, compression; no HTTP) at 1,000
-#                   cgroups and the default stats, per format.
-# Prints both tables, the second also as Markdown. Not a test: it only
-# fails when it cannot run.
+#                   10,000 cgroups, Interval 1, bpf and text backends,
+#                   shipping to a real receiver in the guest (VictoriaMetrics
+#                   for remote write 1.0 and OTLP, Prometheus for 2.0): its
+#                   CPU per interval broken down into sampling, the sender's
+#                   stages (series, encode, compress, POST) and the rest
+#                   (collectd's dispatch path, the read loop), with
+#                   bench/bench_sink.c (built here) as the write plugin; and
+#                   the peer, Debian 12's netdata, over the same tree;
+#   bench_soak      10,000 cgroups at Interval 1 for 10 minutes: the
+#                   sender's queue and collectd's RSS each minute.
+# Prints the tables, the main one also as Markdown, and draws it as a PNG
+# (gnuplot) into $MEMCG_BPF_BUILDDIR/bench-logs/bench.png. Not a test: it
+# only fails when it cannot run.
 #   MEMCG_BPF_BUILDDIR=/abs/builddir bench/run.sh
 # Environment: CC; COLLECTD_CPPFLAGS (default: the build's, from its
-# Makefile); MEMCG_BPF_VM_MEM (guest MiB, 2048 here: 10,000 memory cgroups
-# and the daemon's write queue need more than the tests' 1024).
+# Makefile); MEMCG_BPF_VM_MEM (guest MiB, 4096 here: 10,000 memory cgroups,
+# the receivers and netdata need more than the tests' 1024);
+# MEMCG_BPF_VM_GUEST_ENV, e.g. "VMTEST_CD_RUNS=1000:1:bpf:rw1
+# VMTEST_SOAK_SECONDS=120" (see bench.sh); MEMCG_BPF_VM_ONLY.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
@@ -37,36 +46,43 @@ if [ -f "$B/.libs/memcg_bpf.so" ]; then
 	fi
 fi
 
-# the sender's encoding CPU per interval, measured in the same guest
-programs=$B/bench/memcg-bench
+# the receivers, as the sender tests use them (Debian sid, unpacked)
+programs="$B/bench/memcg-bench"
 [ -x "$B/tests/sender/encode-bench" ] && programs="$programs $B/tests/sender/encode-bench"
+if receivers=$("$top/tests/sender/fetch-receivers.sh" 2> "$logs/receivers.log"); then
+	programs="$programs $(echo "$receivers" | awk '$1 == "victoria-metrics" || $1 == "prometheus" { printf "%s ", $3 }')"
+else
+	echo "bench: no receivers (tests/sender/fetch-receivers.sh: $(tail -n 1 "$logs/receivers.log")): the URL runs will fail"
+fi
+
+# the peer: Debian 12's netdata
+if peer=$("$top/bench/netdata-files.sh" 2> "$logs/netdata-files.log"); then
+	files="$files $peer"
+else
+	echo "bench: no netdata peer (bench/netdata-files.sh: $(tail -n 1 "$logs/netdata-files.log"))"
+fi
+
+# shellcheck disable=SC2086 # lists of words
 MEMCG_BPF_VM_KERNELS=kfunc:bench MEMCG_BPF_VM_LOGDIR=$logs \
 	MEMCG_BPF_VM_PROGRAMS=$programs \
 	MEMCG_BPF_VM_FILES="${MEMCG_BPF_VM_FILES:-} $files" \
-	MEMCG_BPF_VM_MEM=${MEMCG_BPF_VM_MEM:-2048} \
-	MEMCG_BPF_VM_TEST_TIMEOUT=${MEMCG_BPF_VM_TEST_TIMEOUT:-600} \
-	MEMCG_BPF_VM_TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-900} \
+	MEMCG_BPF_VM_MEM=${MEMCG_BPF_VM_MEM:-4096} \
+	MEMCG_BPF_VM_TEST_TIMEOUT=${MEMCG_BPF_VM_TEST_TIMEOUT:-3600} \
+	MEMCG_BPF_VM_TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-7200} \
 	"$top/tests/vm/run.sh" > "$logs.out" 2>&1
 rc=$?
 proto=$logs/bench.vmtest.log
 kernel=$(tr -d '\r' < "$proto" 2>/dev/null | sed -n 's/^VMTEST KERNEL //p' | head -n 1)
+info() { tr -d '\r' < "$proto" 2>/dev/null | sed -n "s/^VMTEST INFO [^ ]* $1: //p"; }
 echo "memcg-bench on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
-tr -d '\r' < "$proto" 2>/dev/null | sed -n 's/^VMTEST INFO [^ ]* bench: //p'
+info bench
 echo
 echo "collectd on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
-tr -d '\r' < "$proto" 2>/dev/null | sed -n 's/^VMTEST INFO [^ ]* bench_collectd: //p' > "$logs/collectd.txt"
+info bench_collectd > "$logs/collectd.txt"
 cat "$logs/collectd.txt"
-if grep -q '^ *[0-9]' "$logs/collectd.txt"; then
-	echo
-	echo "As Markdown (CPU ms per interval, mean of the measured intervals):"
-	echo
-	echo "| cgroups | backend | interval | collectd CPU | sampling | outside sampling | outside / sampling | write thread | values | collectd peak RSS |"
-	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-	awk '/^ *[0-9]/ {
-		printf "| %s | %s | %.1f s | %.1f ms | %.1f ms | %.1f ms (%s) | %.2f | %.1f ms | %s | %d MiB |\n",
-			$2, $3, $11, $4, $5, $6, $7, $8, $9, $10, $12 / 1024
-	}' "$logs/collectd.txt"
-fi
+echo
+info bench_soak
+"$top/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
 grep -h '^VMTEST FAIL' "$proto.clean" 2>/dev/null | sed 's/^/bench: /'
 [ $rc -eq 0 ] || { echo "bench: the VM run failed; see $logs.out"; tail -n 20 "$logs.out"; }
 exit $rc

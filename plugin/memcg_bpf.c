@@ -281,6 +281,7 @@ static void self_values_fill(struct mb_instance *inst, bool sampled, size_t sele
 		v->cgroups_skipped = t->skipped;
 		v->values_dispatched = values;
 		v->sample_s = (double)t->duration_ns / 1e9;
+		v->sample_cpu_s = (double)t->cpu_ns / 1e9;
 	}
 	v->sample_errors = (uint64_t)inst->sample_errors;
 	v->backend = sampler_backend_used(inst->sampler);
@@ -294,12 +295,14 @@ static void self_values_fill(struct mb_instance *inst, bool sampled, size_t sele
 #endif
 }
 
-static void dispatch_self_metric(const struct self_metric_def *m, const char *reason, double value, void *arg)
+static void dispatch_self_metric(const struct self_metric_def *m, const char *label, double value, void *arg)
 {
 	char type_instance[DATA_MAX_NAME_LEN];
 
-	if (reason)
-		snprintf(type_instance, sizeof(type_instance), "%s-%s", m->type_instance, reason);
+	if (m->collectd_scale)
+		value *= m->collectd_scale;
+	if (label)
+		snprintf(type_instance, sizeof(type_instance), "%s-%s", m->type_instance, label);
 	else
 		sstrncpy(type_instance, m->type_instance, sizeof(type_instance));
 	dispatch_one(arg, m->type, type_instance, m->counter ? DS_TYPE_DERIVE : DS_TYPE_GAUGE, value,

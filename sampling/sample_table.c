@@ -4,14 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t sample_clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats)
 {
 	memset(t, 0, sizeof(*t));

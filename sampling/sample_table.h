@@ -31,6 +31,7 @@ struct sample_table {
 
 	uint64_t timestamp_ns;   /* CLOCK_REALTIME when the walk started */
 	uint64_t duration_ns;    /* CLOCK_MONOTONIC time the walk took */
+	uint64_t cpu_ns;         /* CPU time it cost the sampling thread (base/clock.h) */
 	unsigned int skipped;    /* cgroups that vanished or could not be read mid-walk */
 
 	/* storage, reused between samples */
@@ -39,9 +40,6 @@ struct sample_table {
 	char *path_buf;
 	size_t path_len, path_cap;
 };
-
-/* Nanoseconds on @clock: CLOCK_REALTIME for timestamp_ns, CLOCK_MONOTONIC for duration_ns. */
-uint64_t sample_clock_ns(clockid_t clock);
 
 void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats);
 /* Empties the table, keeping its storage. */

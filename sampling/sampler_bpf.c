@@ -25,6 +25,7 @@
 #include "bpf/memcg_sample.h"
 #include "bpf/memcg_sample.skel.h"
 
+#include "base/clock.h"
 #include "base/macros.h"
 #include "sampling/btf_enums.h"
 #include "sampling/cgroup_index.h"
@@ -488,8 +489,9 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 	__u64 i, nr;
 	int err;
 
-	t->timestamp_ns = sample_clock_ns(CLOCK_REALTIME);
-	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC);
+	t->timestamp_ns = clock_ns(CLOCK_REALTIME);
+	t->duration_ns = clock_ns(CLOCK_MONOTONIC);
+	t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	err = walk_all(s, b);
 	if (err)
 		return err;
@@ -525,7 +527,8 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 		fill_row(b, t->nr_stats, rec, row);
 	}
 	cgroup_index_walk_end(b->index);
-	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC) - t->duration_ns;
+	t->duration_ns = clock_ns(CLOCK_MONOTONIC) - t->duration_ns;
+	t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_ns;
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "sampling/cgroup_index.h"
 #include "base/log.h"
 #include "base/u64_map.h"
@@ -314,11 +315,11 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 static int text_sample(struct sampler *s, struct sample_table *t)
 {
 	struct text_priv *pr = s->priv;
-	uint64_t start = sample_clock_ns(CLOCK_MONOTONIC);
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	const struct cgroup_entry *e;
 	int err;
 
-	t->timestamp_ns = sample_clock_ns(CLOCK_REALTIME);
+	t->timestamp_ns = clock_ns(CLOCK_REALTIME);
 	t->skipped = 0;
 	err = cgroup_index_refresh_if_changed(pr->idx);
 	if (err) {
@@ -349,7 +350,8 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 			break;
 		}
 	}
-	t->duration_ns = sample_clock_ns(CLOCK_MONOTONIC) - start;
+	t->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
 	return 0;
 }
 

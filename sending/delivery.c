@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "sending/sender_config.h"
 #include "sending/spool.h"
@@ -42,6 +43,13 @@ void delivery_count_drop(struct delivery *d, enum drop_reason r, size_t samples)
 	pthread_mutex_lock(&d->lock);
 	d->stats.dropped_batches[r]++;
 	d->stats.dropped_samples[r] += samples;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void delivery_add_cpu(struct delivery *d, enum sender_cpu stage, uint64_t ns)
+{
+	pthread_mutex_lock(&d->lock);
+	d->stats.cpu_ns[stage] += ns;
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -87,7 +95,10 @@ static enum attempt_result attempt(struct delivery *d, const struct payload *p, 
 {
 	const char *url = d->urls[d->cur];
 	struct http_response r;
+	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	int err = d->ops.post(d->ops.ctx, d->cur, p, &r);
+
+	delivery_add_cpu(d, SENDER_CPU_POST, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
 
 	if (!err && r.status >= 200 && r.status < 300) {
 		if (p->format == WIRE_REMOTE_WRITE_V2 && !r.rw_written) {
@@ -247,13 +258,20 @@ static enum send_result spool_or_send(struct delivery *d, const struct payload *
 
 void delivery_send_sets(struct delivery *d, const struct series_set *const *sets, size_t nr_sets)
 {
+	uint64_t cpu, compress;
 	int err;
 
 again:
 	payload_list_clear(&d->payloads);
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	compress = d->payloads.compress_cpu_ns;
 	/* after a fallback from 2.0 (snappy only) the configured compression still fits 1.0 */
 	err = batch_encode_sets(sets, nr_sets, d->format, compression_effective(d->format, d->compression),
 				&d->limits, &d->payloads);
+	compress = d->payloads.compress_cpu_ns - compress;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	delivery_add_cpu(d, SENDER_CPU_COMPRESS, compress);
+	delivery_add_cpu(d, SENDER_CPU_ENCODE, cpu > compress ? cpu - compress : 0);
 	if (err) {
 		size_t items = 0;
 

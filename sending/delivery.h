@@ -119,5 +119,7 @@ void delivery_leave_spool(struct delivery *d);
 /* Thread safe: the counters may be read and bumped from any thread. */
 void delivery_count_drop(struct delivery *d, enum drop_reason r, size_t samples);
 void delivery_get_stats(struct delivery *d, struct sender_stats *out);
+/* Adds @ns of the sender thread's CPU to @stage (sender_stats.h). */
+void delivery_add_cpu(struct delivery *d, enum sender_cpu stage, uint64_t ns);
 
 #endif

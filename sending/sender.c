@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/name_table.h"
 #include "sending/delivery.h"
@@ -52,6 +53,15 @@ static const char *const drop_names[DROP_NR] = {
 };
 
 DEFINE_NAME_OF(drop_reason, enum drop_reason, drop_names)
+
+static const char *const cpu_names[SENDER_CPU_NR] = {
+	[SENDER_CPU_SERIES] = "series",
+	[SENDER_CPU_ENCODE] = "encode",
+	[SENDER_CPU_COMPRESS] = "compress",
+	[SENDER_CPU_POST] = "post",
+};
+
+DEFINE_NAME_OF(sender_cpu, enum sender_cpu, cpu_names)
 
 /* ---- what the delivery policy asks of the world: the endpoints, the clock, the stop */
 static int post_to(void *ctx, size_t url, const struct payload *p, struct http_response *r)
@@ -214,7 +224,10 @@ static void process_batch(struct sender *s, struct snapshot *first)
 		while (n < SENDER_MAX_PACK && values < max_values && (snaps[n] = next_in_order(s, &first)))
 			values += snaps[n++]->nr_values;
 		for (size_t i = 0; i < n; i++) {
+			uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 			int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
+
+			delivery_add_cpu(s->delivery, SENDER_CPU_SERIES, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
 
 			if (err) {
 				mb_err("cannot build the series of an interval: %s", strerror(-err));

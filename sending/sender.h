@@ -52,6 +52,8 @@
 struct sender;
 
 const char *drop_reason_name(enum drop_reason r);
+/* "series", "encode", "compress", "post" */
+const char *sender_cpu_name(enum sender_cpu stage);
 
 /* curl_global_init() must have run. Logs why on failure. */
 int sender_start(const struct sender_config *c, struct sender **out);

@@ -2,6 +2,7 @@
 #include "sending/sender_self_values.h"
 
 _Static_assert(DROP_NR <= SELF_MAX_DROP_REASONS, "raise SELF_MAX_DROP_REASONS");
+_Static_assert(SENDER_CPU_NR <= SELF_MAX_CPU_STAGES, "raise SELF_MAX_CPU_STAGES");
 
 void self_values_from_sender(struct self_values *v, const struct sender_stats *st)
 {
@@ -20,4 +21,9 @@ void self_values_from_sender(struct self_values *v, const struct sender_stats *s
 	v->queue_length = st->queued;
 	v->spool_batches = st->spool_batches;
 	v->spool_bytes = st->spool_bytes;
+	v->nr_cpu_stages = SENDER_CPU_NR;
+	for (int c = 0; c < SENDER_CPU_NR; c++) {
+		v->cpu_stages[c] = sender_cpu_name(c);
+		v->sender_cpu_s[c] = (double)st->cpu_ns[c] / 1e9;
+	}
 }

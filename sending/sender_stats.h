@@ -22,6 +22,15 @@ enum drop_reason {
 	DROP_NR,
 };
 
+/* Where the sender thread's CPU goes (CLOCK_THREAD_CPUTIME_ID). */
+enum sender_cpu {
+	SENDER_CPU_SERIES,   /* an interval's rows -> series, labels, stale markers */
+	SENDER_CPU_ENCODE,   /* protobuf, compression excluded */
+	SENDER_CPU_COMPRESS, /* snappy / zstd / gzip */
+	SENDER_CPU_POST,     /* the HTTP requests (libcurl), retries included */
+	SENDER_CPU_NR,
+};
+
 struct sender_stats {
 	uint64_t batches_sent;
 	uint64_t samples_sent;      /* series values, stale markers and self metrics included */
@@ -36,6 +45,8 @@ struct sender_stats {
 	uint64_t spool_batches;     /* requests waiting on disk */
 	uint64_t spool_bytes;       /* their segments' size */
 	enum wire_format format;    /* the format in use now */
+	uint64_t cpu_ns[SENDER_CPU_NR];
+
 };
 
 #endif

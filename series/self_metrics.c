@@ -4,14 +4,14 @@
 #include "base/macros.h"
 
 #define GET(field)                                                                            \
-	static double get_##field(const struct self_values *v, size_t reason)                 \
+	static double get_##field(const struct self_values *v, size_t i)                      \
 	{                                                                                     \
 		return (double)v->field;                                                      \
 	}
-#define GET_PER_REASON(field)                                                                 \
-	static double get_##field(const struct self_values *v, size_t reason)                 \
+#define GET_PER(field)                                                                        \
+	static double get_##field(const struct self_values *v, size_t i)                      \
 	{                                                                                     \
-		return (double)v->field[reason];                                              \
+		return (double)v->field[i];                                                   \
 	}
 
 GET(cgroups_seen)
@@ -19,32 +19,34 @@ GET(cgroups_selected)
 GET(cgroups_skipped)
 GET(values_dispatched)
 GET(sample_s)
+GET(sample_cpu_s)
 GET(sample_errors)
 GET(batches_sent)
 GET(samples_sent)
 GET(retries)
 GET(bytes_sent)
-GET_PER_REASON(dropped_batches)
-GET_PER_REASON(dropped_samples)
+GET_PER(dropped_batches)
+GET_PER(dropped_samples)
+GET_PER(sender_cpu_s)
 GET(last_send_latency_s)
 GET(queue_length)
 GET(spool_batches)
 GET(spool_bytes)
 
-static double get_backend_bpf(const struct self_values *v, size_t reason)
+static double get_backend_bpf(const struct self_values *v, size_t i)
 {
 	return v->backend == SAMPLER_BPF;
 }
 
-static double get_backend_text(const struct self_values *v, size_t reason)
+static double get_backend_text(const struct self_values *v, size_t i)
 {
 	return v->backend == SAMPLER_TEXT;
 }
 
-#define SAMPLE_GAUGE(type, ti, field) { type, ti, NULL, false, false, SELF_SAMPLE, get_##field }
-#define SENDER_COUNTER(ti, wire, field) { "derive", ti, wire, true, false, SELF_SENDER, get_##field }
-#define SENDER_GAUGE(type, ti, wire, field) { type, ti, wire, false, false, SELF_SENDER, get_##field }
-#define SENDER_DROPS(ti, wire, field) { "derive", ti, wire, true, true, SELF_SENDER, get_##field }
+#define SAMPLE_GAUGE(type, ti, field) { type, ti, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLE, get_##field }
+#define SENDER_COUNTER(ti, wire, field) { "derive", ti, wire, true, SELF_PER_NONE, 0, SELF_SENDER, get_##field }
+#define SENDER_GAUGE(type, ti, wire, field) { type, ti, wire, false, SELF_PER_NONE, 0, SELF_SENDER, get_##field }
+#define SENDER_DROPS(ti, wire, field) { "derive", ti, wire, true, SELF_PER_DROP_REASON, 0, SELF_SENDER, get_##field }
 
 static const struct self_metric_def self_metrics[] = {
 	SAMPLE_GAUGE("count", "cgroups_seen", cgroups_seen),
@@ -52,9 +54,10 @@ static const struct self_metric_def self_metrics[] = {
 	SAMPLE_GAUGE("count", "cgroups_skipped", cgroups_skipped),
 	SAMPLE_GAUGE("count", "values_dispatched", values_dispatched),
 	SAMPLE_GAUGE("duration", "sample", sample_s),
-	{ "derive", "sample_errors", NULL, true, false, SELF_SAMPLER, get_sample_errors },
-	{ "gauge", "backend-bpf", NULL, false, false, SELF_SAMPLER, get_backend_bpf },
-	{ "gauge", "backend-text", NULL, false, false, SELF_SAMPLER, get_backend_text },
+	SAMPLE_GAUGE("duration", "sample_cpu", sample_cpu_s),
+	{ "derive", "sample_errors", NULL, true, SELF_PER_NONE, 0, SELF_SAMPLER, get_sample_errors },
+	{ "gauge", "backend-bpf", NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf },
+	{ "gauge", "backend-text", NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_text },
 	SENDER_COUNTER("sender_batches_sent", "memcg_bpf_sender_batches_sent_total", batches_sent),
 	SENDER_COUNTER("sender_samples_sent", "memcg_bpf_sender_samples_sent_total", samples_sent),
 	SENDER_COUNTER("sender_retries", "memcg_bpf_sender_retries_total", retries),
@@ -66,7 +69,23 @@ static const struct self_metric_def self_metrics[] = {
 	SENDER_GAUGE("count", "sender_queue_length", "memcg_bpf_sender_queue_length", queue_length),
 	SENDER_GAUGE("count", "sender_spool_batches", "memcg_bpf_sender_spool_batches", spool_batches),
 	SENDER_GAUGE("bytes", "sender_spool_bytes", "memcg_bpf_sender_spool_bytes", spool_bytes),
+	/* seconds on the wire, milliseconds in collectd (a DERIVE is an integer) */
+	{ "total_time_in_ms", "sender_cpu", "memcg_bpf_sender_cpu_seconds_total", true, SELF_PER_CPU_STAGE, 1000,
+	  SELF_SENDER, get_sender_cpu_s },
 };
+
+const char *self_metric_label(const struct self_metric_def *m)
+{
+	switch (m->per) {
+	case SELF_PER_NONE:
+		return NULL;
+	case SELF_PER_DROP_REASON:
+		return "reason";
+	case SELF_PER_CPU_STAGE:
+		return "stage";
+	}
+	return NULL;
+}
 
 static bool has_values(const struct self_values *v, enum self_source source)
 {
@@ -88,19 +107,26 @@ void self_metrics_each(const struct self_values *v, self_metric_fn fn, void *arg
 
 		if (!has_values(v, m->source))
 			continue;
-		if (!m->per_drop_reason) {
+		switch (m->per) {
+		case SELF_PER_NONE:
 			fn(m, NULL, m->get(v, 0), arg);
-			continue;
+			break;
+		case SELF_PER_DROP_REASON:
+			for (size_t r = 0; r < v->nr_drop_reasons && r < SELF_MAX_DROP_REASONS; r++)
+				fn(m, v->drop_reasons[r], m->get(v, r), arg);
+			break;
+		case SELF_PER_CPU_STAGE:
+			for (size_t c = 0; c < v->nr_cpu_stages && c < SELF_MAX_CPU_STAGES; c++)
+				fn(m, v->cpu_stages[c], m->get(v, c), arg);
+			break;
 		}
-		for (size_t r = 0; r < v->nr_drop_reasons && r < SELF_MAX_DROP_REASONS; r++)
-			fn(m, v->drop_reasons[r], m->get(v, r), arg);
 	}
 }
 
-static void add_to_snapshot(const struct self_metric_def *m, const char *reason, double value, void *arg)
+static void add_to_snapshot(const struct self_metric_def *m, const char *label, double value, void *arg)
 {
 	if (m->wire_name)
-		snapshot_add_self(arg, m->wire_name, reason, value, m->counter);
+		snapshot_add_self(arg, m->wire_name, self_metric_label(m), label, value, m->counter);
 }
 
 void self_metrics_to_snapshot(const struct self_values *v, struct snapshot *snap)

@@ -19,14 +19,16 @@
 #include "sampling/sampler.h"
 #include "series/snapshot.h"
 
-/* 4 + 2 x 8 + 4 wire values at most: within SNAPSHOT_MAX_SELF. */
+/* 4 + 2 x 8 + 4 + 4 wire values at most: within SNAPSHOT_MAX_SELF. */
 #define SELF_MAX_DROP_REASONS 8
+#define SELF_MAX_CPU_STAGES 4
 
 struct self_values {
 	/* the sampler's */
 	bool sampled; /* this interval's walk succeeded: the five below are valid */
 	uint64_t cgroups_seen, cgroups_selected, cgroups_skipped, values_dispatched;
 	double sample_s;
+	double sample_cpu_s; /* the sampling thread's CPU for the walk */
 	uint64_t sample_errors; /* walks that failed, since start */
 	enum sampler_backend backend; /* the one running */
 
@@ -39,6 +41,9 @@ struct self_values {
 	uint64_t dropped_samples[SELF_MAX_DROP_REASONS];
 	double last_send_latency_s;
 	uint64_t queue_length, spool_batches, spool_bytes;
+	size_t nr_cpu_stages;
+	const char *cpu_stages[SELF_MAX_CPU_STAGES]; /* static strings */
+	double sender_cpu_s[SELF_MAX_CPU_STAGES];   /* the sender thread's CPU per stage, since start */
 };
 
 enum self_source {
@@ -47,18 +52,29 @@ enum self_source {
 	SELF_SENDER, /* when a sender runs (sending) */
 };
 
-struct self_metric_def {
-	const char *type;          /* collectd type: count, duration, derive, gauge, bytes */
-	const char *type_instance; /* per drop reason: TYPE_INSTANCE-REASON */
-	const char *wire_name;     /* NULL: collectd only */
-	bool counter;              /* DERIVE in collectd, a counter on the wire; else a gauge */
-	bool per_drop_reason;      /* one value per drop reason; on the wire, label reason */
-	enum self_source source;
-	double (*get)(const struct self_values *v, size_t reason);
+/* A figure that comes once per drop reason or per CPU stage; on the wire, with a label. */
+enum self_per {
+	SELF_PER_NONE,
+	SELF_PER_DROP_REASON, /* label "reason" */
+	SELF_PER_CPU_STAGE,   /* label "stage" */
 };
 
-/* @reason: the drop reason's name, or NULL. */
-typedef void (*self_metric_fn)(const struct self_metric_def *m, const char *reason, double value, void *arg);
+struct self_metric_def {
+	const char *type;          /* collectd type: count, duration, derive, gauge, bytes, total_time_in_ms */
+	const char *type_instance; /* per reason or stage: TYPE_INSTANCE-REASON */
+	const char *wire_name;     /* NULL: collectd only */
+	bool counter;              /* DERIVE in collectd, a counter on the wire; else a gauge */
+	enum self_per per;
+	double collectd_scale;     /* the collectd value is the wire value times this (0: 1) */
+	enum self_source source;
+	double (*get)(const struct self_values *v, size_t i);
+};
+
+/* The wire label of @m's per-values ("reason", "stage"), or NULL. */
+const char *self_metric_label(const struct self_metric_def *m);
+
+/* @label: the drop reason's or the stage's name, or NULL. */
+typedef void (*self_metric_fn)(const struct self_metric_def *m, const char *label, double value, void *arg);
 
 /* Calls @fn for every self metric @v has a value for, in table order. */
 void self_metrics_each(const struct self_values *v, self_metric_fn fn, void *arg);

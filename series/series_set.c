@@ -575,7 +575,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 		struct label_list ll;
 
 		common_labels(&ll, o, m->name);
-		ll_add(&ll, "reason", m->reason);
+		ll_add(&ll, m->label, m->label_value);
 		err = add_item(set, &proto, &ll);
 		if (err)
 			goto free_tmp;

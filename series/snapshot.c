@@ -53,11 +53,12 @@ free_snapshot:
 	return err;
 }
 
-void snapshot_add_self(struct snapshot *s, const char *name, const char *reason, double value, bool counter)
+void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
+		       double value, bool counter)
 {
 	if (s->nr_self == SNAPSHOT_MAX_SELF)
 		return;
-	s->self[s->nr_self++] = (struct self_metric){ name, reason, value, counter };
+	s->self[s->nr_self++] = (struct self_metric){ name, label, label_value, value, counter };
 }
 
 void snapshot_free(struct snapshot *s)

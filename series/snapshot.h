@@ -15,11 +15,12 @@
 #include "sampling/sample_table.h"
 #include "sampling/stat_catalog.h"
 
-#define SNAPSHOT_MAX_SELF 32
+#define SNAPSHOT_MAX_SELF 40
 
 struct self_metric {
 	const char *name;   /* static string, e.g. "memcg_bpf_sender_retries_total" */
-	const char *reason; /* static string for the "reason" label, or NULL */
+	const char *label;       /* static: the name of its one label ("reason", "stage"), or NULL */
+	const char *label_value; /* static */
 	double value;
 	bool counter;
 };
@@ -43,7 +44,8 @@ typedef bool (*snapshot_row_filter)(const struct sample_row *row, void *arg);
 int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, void *arg,
 			struct snapshot **out);
 /* Appends a self metric; silently ignored beyond SNAPSHOT_MAX_SELF. */
-void snapshot_add_self(struct snapshot *s, const char *name, const char *reason, double value, bool counter);
+void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
+		       double value, bool counter);
 void snapshot_free(struct snapshot *s);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "wire/batch_encode.h"
+#include "base/clock.h"
 #include "wire/compress.h"
 #include "wire/encoders.h"
 
@@ -79,6 +80,7 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 {
 	struct byte_buf *raw = &out->raw, z = { 0 };
 	struct payload p = { .format = f, .compression = c };
+	uint64_t cpu;
 	int err = 0;
 
 	for (size_t k = 0; k < n; k++)
@@ -96,7 +98,9 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 	}
 	if (err)
 		goto free_bufs;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	err = compress_body(c, raw->data, raw->len, &z);
+	out->compress_cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	if (err)
 		goto free_bufs;
 	p.body = z.data;

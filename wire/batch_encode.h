@@ -36,6 +36,7 @@ struct payload_list {
 	struct byte_buf raw; /* protobuf before compression, reused by every request */
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
+	uint64_t compress_cpu_ns; /* CPU time spent compressing, added up over every call */
 };
 
 /* Per request; 0 takes the default. */

@@ -119,6 +119,7 @@ def main():
     got = {}       # (instance, type, stat) -> {ts: value}
     where = {}     # series key -> set of sources
     self_seen = set()
+    cpu_stages = set()
     stale = 0
     problems = []
     sources = [(p, load_prom(p)) for p in args.prom] + [(p, load_vm(p)) for p in args.vm]
@@ -127,6 +128,8 @@ def main():
             name = labels.get("__name__", "")
             if name.startswith("memcg_bpf_sender_"):
                 self_seen.add(name)
+                if name == "memcg_bpf_sender_cpu_seconds_total":
+                    cpu_stages.add(labels.get("stage"))
                 continue
             if labels.get(args.host_label) != args.host:
                 problems.append("series without %s=%s: %s" % (args.host_label, args.host, labels))
@@ -172,6 +175,10 @@ def main():
             problems.append("a node got no series at all")
     if args.require_self and "memcg_bpf_sender_samples_sent_total" not in self_seen:
         problems.append("self metric memcg_bpf_sender_samples_sent_total did not arrive")
+    want_stages = {"series", "encode", "compress", "post"}
+    if args.require_self and cpu_stages != want_stages:
+        problems.append("memcg_bpf_sender_cpu_seconds_total came with stages %s, not %s"
+                        % (sorted(s or "" for s in cpu_stages), sorted(want_stages)))
     print("compare: %d series sampled, %d values checked, %d missing, %d wrong, %d stale markers, %d self metrics"
           % (len(expected), checked, missing, wrong, stale, len(self_seen)))
     for p in problems[:30]:

@@ -401,8 +401,8 @@ static void build_round(struct series_set *set, struct stale_tracker *st, int ro
 	}
 	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &snap), 0);
 	sample_table_free(&t);
-	snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, round, true);
-	snapshot_add_self(snap, "memcg_bpf_sender_dropped_batches_total", "queue_full", 2, true);
+	snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, NULL, round, true);
+	snapshot_add_self(snap, "memcg_bpf_sender_dropped_batches_total", "reason", "queue_full", 2, true);
 	assert_int_equal(series_set_build(set, &upper_opts, snap, st), 0);
 	snapshot_free(snap);
 }

@@ -17,8 +17,9 @@
 
 #include <cmocka.h>
 
-#include "base/macros.h"
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/macros.h"
 #include "sampling/sample_table.h"
 #include "sending/delivery.h"
 
@@ -31,6 +32,7 @@ struct answer {
 	double retry_after_s; /* 0: no header (the script has no Retry-After: 0) */
 	bool written;        /* X-Prometheus-Remote-Write-*-Written came */
 	double takes_s;      /* how far the request moves the clock */
+	unsigned int burns_ms; /* CPU the request costs the calling thread */
 };
 
 /* One POST the policy made. */
@@ -91,6 +93,9 @@ static int scripted_post(void *ctx, size_t url, const struct payload *p, struct 
 	if (a->err)
 		snprintf(r->error, sizeof(r->error), "Connection refused");
 	w.clock += a->takes_s;
+	for (uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	     clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < a->burns_ms * 1000000ull;)
+		;
 	return a->err;
 }
 
@@ -291,6 +296,24 @@ static void test_2xx_sends_each_request_once(void **state)
 	assert_int_equal(st.retries, 0);
 	assert_float_equal(st.last_latency_s, 0.25, 1e-9);
 	expect_no_drops();
+}
+
+/* the sender's CPU is charged to its stages: the POSTs' to "post", the rest to encode and compress */
+static void test_cpu_is_charged_to_its_stage(void **state)
+{
+	struct sender_stats st;
+
+	start(WIRE_REMOTE_WRITE, 1);
+	SCRIPT({ .status = 200, .burns_ms = 3 }, { .status = 503, .burns_ms = 3 }, { .status = 200, .burns_ms = 3 },
+	       { .status = 200, .burns_ms = 3 });
+	delivery_send_set(w.d, &w.set);
+	assert_int_equal(w.nr_calls, 4);
+	st = stats();
+	/* every try counts, retries included */
+	assert_true(st.cpu_ns[SENDER_CPU_POST] >= 12000000ull);
+	assert_true(st.cpu_ns[SENDER_CPU_ENCODE] + st.cpu_ns[SENDER_CPU_COMPRESS] > 0);
+	assert_true(st.cpu_ns[SENDER_CPU_ENCODE] < st.cpu_ns[SENDER_CPU_POST]);
+	assert_int_equal(st.cpu_ns[SENDER_CPU_SERIES], 0); /* the sender thread charges that one */
 }
 
 static void test_rw2_with_written_headers_is_sent(void **state)
@@ -778,6 +801,7 @@ int main(void)
 #define S(fn) cmocka_unit_test_setup_teardown(fn, setup_spool, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_2xx_sends_each_request_once),
+		T(test_cpu_is_charged_to_its_stage),
 		T(test_rw2_with_written_headers_is_sent),
 		T(test_rw2_2xx_without_written_headers_falls_back),
 		T(test_rw2_415_falls_back_for_good),

@@ -14,6 +14,7 @@
 #include "series/snapshot.h"
 
 static const char *const reasons[] = { "queue_full", "rejected" };
+static const char *const stages[] = { "series", "post" };
 
 static struct self_values sender_values(void)
 {
@@ -26,6 +27,11 @@ static struct self_values sender_values(void)
 	v.drop_reasons[1] = reasons[1];
 	v.dropped_batches[1] = 7;
 	v.dropped_samples[1] = 70;
+	v.nr_cpu_stages = 2;
+	v.cpu_stages[0] = stages[0];
+	v.cpu_stages[1] = stages[1];
+	v.sender_cpu_s[0] = 0.5;
+	v.sender_cpu_s[1] = 0.0125;
 	return v;
 }
 
@@ -61,15 +67,16 @@ static double value_of(const struct seen *s, const char *name)
 static void test_sampler_values_go_to_collectd(void **state)
 {
 	struct self_values v = { .sampled = true, .cgroups_seen = 9, .cgroups_selected = 4, .sample_s = 0.5,
-				 .sample_errors = 2, .backend = SAMPLER_BPF };
+				 .sample_cpu_s = 0.25, .sample_errors = 2, .backend = SAMPLER_BPF };
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 8);
+	assert_int_equal(s.n, 9);
 	assert_int_equal(s.wire, 0);
 	assert_true(value_of(&s, "count-cgroups_seen") == 9);
 	assert_true(value_of(&s, "count-cgroups_selected") == 4);
 	assert_true(value_of(&s, "duration-sample") == 0.5);
+	assert_true(value_of(&s, "duration-sample_cpu") == 0.25);
 	assert_true(value_of(&s, "derive-sample_errors") == 2);
 	assert_true(value_of(&s, "gauge-backend-bpf") == 1);
 	assert_true(value_of(&s, "gauge-backend-text") == 0);
@@ -93,8 +100,8 @@ static void test_sender_values_go_both_ways(void **state)
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 3 + 4 + 2 * 2 + 4);
-	assert_int_equal(s.wire, 4 + 2 * 2 + 4);
+	assert_int_equal(s.n, 3 + 4 + 2 * 2 + 4 + 2);
+	assert_int_equal(s.wire, 4 + 2 * 2 + 4 + 2);
 	assert_true(value_of(&s, "derive-sender_batches_sent") == 3);
 	assert_true(value_of(&s, "derive-sender_dropped_batches-rejected") == 7);
 	assert_true(value_of(&s, "derive-sender_dropped_samples-rejected") == 70);
@@ -103,27 +110,32 @@ static void test_sender_values_go_both_ways(void **state)
 	assert_true(value_of(&s, "count-sender_queue_length") == 2);
 	assert_true(value_of(&s, "count-sender_spool_batches") == 5);
 	assert_true(value_of(&s, "bytes-sender_spool_bytes") == 4096);
+	/* the collectd glue scales these to milliseconds (collectd_scale) */
+	assert_true(value_of(&s, "total_time_in_ms-sender_cpu-series") == 0.5);
+	assert_true(value_of(&s, "total_time_in_ms-sender_cpu-post") == 0.0125);
 }
 
 static void test_wire_names(void **state)
 {
 	static const struct {
-		const char *name, *reason;
+		const char *name, *label, *label_value;
 		double value;
 		bool counter;
 	} want[] = {
-		{ "memcg_bpf_sender_batches_sent_total", NULL, 3, true },
-		{ "memcg_bpf_sender_samples_sent_total", NULL, 30, true },
-		{ "memcg_bpf_sender_retries_total", NULL, 1, true },
-		{ "memcg_bpf_sender_bytes_sent_total", NULL, 999, true },
-		{ "memcg_bpf_sender_dropped_batches_total", "queue_full", 0, true },
-		{ "memcg_bpf_sender_dropped_batches_total", "rejected", 7, true },
-		{ "memcg_bpf_sender_dropped_samples_total", "queue_full", 0, true },
-		{ "memcg_bpf_sender_dropped_samples_total", "rejected", 70, true },
-		{ "memcg_bpf_sender_last_send_latency_seconds", NULL, 0.25, false },
-		{ "memcg_bpf_sender_queue_length", NULL, 2, false },
-		{ "memcg_bpf_sender_spool_batches", NULL, 5, false },
-		{ "memcg_bpf_sender_spool_bytes", NULL, 4096, false },
+		{ "memcg_bpf_sender_batches_sent_total", NULL, NULL, 3, true },
+		{ "memcg_bpf_sender_samples_sent_total", NULL, NULL, 30, true },
+		{ "memcg_bpf_sender_retries_total", NULL, NULL, 1, true },
+		{ "memcg_bpf_sender_bytes_sent_total", NULL, NULL, 999, true },
+		{ "memcg_bpf_sender_dropped_batches_total", "reason", "queue_full", 0, true },
+		{ "memcg_bpf_sender_dropped_batches_total", "reason", "rejected", 7, true },
+		{ "memcg_bpf_sender_dropped_samples_total", "reason", "queue_full", 0, true },
+		{ "memcg_bpf_sender_dropped_samples_total", "reason", "rejected", 70, true },
+		{ "memcg_bpf_sender_last_send_latency_seconds", NULL, NULL, 0.25, false },
+		{ "memcg_bpf_sender_queue_length", NULL, NULL, 2, false },
+		{ "memcg_bpf_sender_spool_batches", NULL, NULL, 5, false },
+		{ "memcg_bpf_sender_spool_bytes", NULL, NULL, 4096, false },
+		{ "memcg_bpf_sender_cpu_seconds_total", "stage", "series", 0.5, true },
+		{ "memcg_bpf_sender_cpu_seconds_total", "stage", "post", 0.0125, true },
 	};
 	struct self_values v = sender_values();
 	struct snapshot snap = { 0 };
@@ -133,10 +145,13 @@ static void test_wire_names(void **state)
 	assert_int_equal(snap.nr_self, ARRAY_SIZE(want));
 	for (size_t i = 0; i < snap.nr_self; i++) {
 		assert_string_equal(snap.self[i].name, want[i].name);
-		if (want[i].reason)
-			assert_string_equal(snap.self[i].reason, want[i].reason);
-		else
-			assert_null(snap.self[i].reason);
+		if (want[i].label) {
+			assert_string_equal(snap.self[i].label, want[i].label);
+			assert_string_equal(snap.self[i].label_value, want[i].label_value);
+		} else {
+			assert_null(snap.self[i].label);
+			assert_null(snap.self[i].label_value);
+		}
 		assert_true(snap.self[i].value == want[i].value);
 		assert_int_equal(snap.self[i].counter, want[i].counter);
 	}

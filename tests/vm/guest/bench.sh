@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 # The guest's benchmark set (run-tests.sh bench; bench/run.sh, make bench):
 # functions only, sourced by run-tests.sh after lib.sh and tree.sh; they use
 # run-tests.sh's collectd helpers (collectd_conf, wait_marks, stop_checked).
@@ -31,35 +32,115 @@ t_bench() {
 	fi
 }
 
+# ---- the receivers of the URL runs, on the guest's loopback
+# VictoriaMetrics takes remote write 1.0 and OTLP; it answers 2.0 with a 204
+# and stores nothing (the plugin would fall back to 1.0), so 2.0 goes to
+# Prometheus. Each is started at its first use and stopped at the end.
+VM_PID='' PROM_PID=''
+VM_URL=http://127.0.0.1:8428 PROM_URL=http://127.0.0.1:9090
+
+wait_health() { # URL PID WHO
+	t=0
+	until wget -q -O /dev/null "$1" 2>/dev/null; do
+		t=$((t + 1))
+		if [ $t -gt 300 ] || ! kill -0 "$2" 2>/dev/null; then
+			why "$3 did not answer $1 in 30 s: $(tail -n 3 "$WORK/$3.log" | tr '\n' ' ' | cut -c 1-200)"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, RECEIVER_QUERY
+	case $1 in
+	rw2)
+		if [ -z "$PROM_PID" ]; then
+			command -v prometheus >/dev/null || { why "prometheus is not in the initramfs (bench/run.sh)"; return 1; }
+			mkdir -p "$WORK/prom"
+			printf 'global:\n  scrape_interval: 1h\n' > "$WORK/prom/prometheus.yml"
+			prometheus --config.file="$WORK/prom/prometheus.yml" --storage.tsdb.path="$WORK/prom/data" \
+				--web.listen-address=127.0.0.1:9090 --web.enable-remote-write-receiver \
+				--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request \
+				--log.level=warn > "$WORK/prometheus.log" 2>&1 &
+			PROM_PID=$!
+			wait_health "$PROM_URL/-/ready" "$PROM_PID" prometheus || return 1
+		fi
+		RECEIVER_URL=$PROM_URL/api/v1/write RECEIVER_QUERY=$PROM_URL/api/v1/query ;;
+	*)
+		if [ -z "$VM_PID" ]; then
+			command -v victoria-metrics >/dev/null || { why "victoria-metrics is not in the initramfs (bench/run.sh)"; return 1; }
+			victoria-metrics -httpListenAddr=127.0.0.1:8428 -storageDataPath="$WORK/vmdata" \
+				-search.latencyOffset=1ms -search.disableCache -loggerLevel=WARN > "$WORK/victoria-metrics.log" 2>&1 &
+			VM_PID=$!
+			wait_health "$VM_URL/health" "$VM_PID" victoria-metrics || return 1
+		fi
+		RECEIVER_URL=$VM_URL/api/v1/write RECEIVER_QUERY=$VM_URL/api/v1/query
+		[ "$1" != otlp ] || RECEIVER_URL=$VM_URL/opentelemetry/v1/metrics ;;
+	esac
+}
+
+receivers_stop() {
+	for pid in $VM_PID $PROM_PID; do kill "$pid" 2>/dev/null; done
+	for pid in $VM_PID $PROM_PID; do wait "$pid" 2>/dev/null; done
+	VM_PID='' PROM_PID=''
+}
+
+# received RUN: how many series of memcg_anon_bytes the receiver holds for
+# label bench_run=RUN (the proof that the POSTs reached it).
+received() {
+	wget -q -O - "$RECEIVER_QUERY?query=count(last_over_time(memcg_anon_bytes%7Bbench_run%3D%22$1%22%7D%5B1h%5D))" 2>/dev/null |
+		sed -n 's/.*"value":\[[^,]*,"\([0-9]*\)"\].*/\1/p'
+}
+
 # collectd's CPU per interval with memcg_bpf (default stats) on flat trees
 # below /cdbench, with bench_sink (bench/bench_sink.c) as the only write
-# plugin. VMTEST_CD_RUNS lists SIZE:INTERVAL:BACKEND[:VARIANT] (sizes in
-# increasing order; the tree only grows). VARIANT:
-#   nodispatch  DispatchValues false: the plugin samples but dispatches only
-#               its self values, which leaves the sampling and the read loop;
-#   percgroup   ValuesPerCgroup true: one value list per cgroup (type
-#               memcg_bpf, a data source per stat) instead of one per value;
-#   nofile      collectd started with a soft fd limit of 65536 instead of
-#               the inherited 1024 (the text backend keeps a cgroup's files
-#               open only while the soft limit allows).
-# 1,000 cgroups run at Interval 1; 10,000 at Interval 5, because under TCG
-# one read of 10,000 cgroups (sampling and dispatching 140,000 values) takes
-# about 2 s and the write thread falls further behind: at Interval 1 the
-# write queue grew until the OOM killer stopped collectd (1.6 GB). The
-# figures are per sample, so the interval does not enter them as long as the
+# plugin (it counts values and writes marks: the CPU of collectd, of the
+# walk and of each sender stage). VMTEST_CD_RUNS lists
+# SIZE:INTERVAL:BACKEND[:VARIANT] (sizes in increasing order; the tree only
+# grows). BACKEND bpf or text, or netdata (the peer: bench_netdata.sh).
+# VARIANT:
+#   rw1, rw2, otlp  the default configuration with a URL: the sender ships
+#                   to a real receiver in the guest (remote write 1.0 +
+#                   snappy, 2.0, OTLP + zstd); values are not dispatched
+#                   into collectd (the default with a URL)
+#   rw1values       rw1 with DispatchValues true: every value also through
+#                   collectd's per-value path
+#   rw1percgroup    rw1 with DispatchValues true and ValuesPerCgroup true
+#                   (one value list per cgroup)
+#   none            no URL, DispatchValues true: collectd's path only
+#   nofile          as none, collectd started with a soft fd limit of
+#                   65536 instead of the inherited 1024
+# The figures are per sample (mean of VMTEST_CD_INTERVALS after
+# VMTEST_CD_WARMUP), so the interval does not enter them as long as the
 # daemon keeps up (the interval_s column shows the mean spacing of samples).
 bench_collectd_run() {
-	size=$1 backend=$2 ncg=$3 ival=$4 variant=$5
+	size=$1 backend=$2 ncg=$3 ival=$4 variant=${5:-none}
+	if [ "$backend" = netdata ]; then bench_netdata_run "$size" "$ncg" "$ival"; return; fi
 	warm=${VMTEST_CD_WARMUP:-2} n=${VMTEST_CD_INTERVALS:-10}
 	d=$WORK/cdbench-$backend-$size
 	rm -rf "$d"
 	mkdir -p "$d"
-	extra='' nofile=$(ulimit -n) label=$backend
+	nofile=$(ulimit -n) label=$backend/$variant run=$backend-$variant-$size
+	extra="  DispatchValues true"
 	case $variant in
-	nodispatch) extra="  DispatchValues false" label=$backend/nodispatch ;;
-	percgroup) extra="  ValuesPerCgroup true" label=$backend/percgroup ;;
+	rw1 | rw1values | rw1percgroup) receiver_for rw1 || return 1
+		extra="  URL \"$RECEIVER_URL\"
+  Label \"bench_run\" \"$run\""
+		[ "$variant" = rw1 ] || extra="$extra
+  DispatchValues true"
+		[ "$variant" != rw1percgroup ] || extra="$extra
+  ValuesPerCgroup true" ;;
+	rw2) receiver_for rw2 || return 1
+		extra="  URL \"$RECEIVER_URL\"
+  Format \"remote_write_v2\"
+  Label \"bench_run\" \"$run\"" ;;
+	otlp) receiver_for otlp || return 1
+		extra="  URL \"$RECEIVER_URL\"
+  Format \"otlp\"
+  Compression \"zstd\"
+  Label \"bench_run\" \"$run\"" ;;
+	none) ;;
 	nofile) nofile=65536 label=$backend/nofile=65536 ;;
-	"") ;;
 	*) why "unknown variant $variant"; return 1 ;;
 	esac
 	collectd_conf "$d" "$ival" bench_sink "  Backend \"$backend\"
@@ -67,25 +148,52 @@ bench_collectd_run() {
 $extra" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
-	wait_marks "$d" $((warm + n)) $cpid $(((warm + n) * ival * 3)) "$backend at $size" || return 1
+	wait_marks "$d" $((warm + n)) $cpid $(((warm + n) * ival * 3 + 60)) "$label at $size" || return 1
 	rss=$(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$cpid/status")
-	echo "---- $backend $size: marks"
+	echo "---- $label $size: marks"
 	cat "$d/marks"
-	stop_checked $cpid "$d" "$backend" "$backend at $size" || return 1
-	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S
-	line=$(awk -v w="$warm" -v n="$n" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" '
-		$1 == w { t0 = $2; c0 = $5; w0 = $6 }
-		$1 > w && $1 <= w + n { s += $3; v += $4 }
-		$1 == w + n { t1 = $2; c1 = $5; w1 = $6 }
+	stop_checked $cpid "$d" "$backend" "$label at $size" || return 1
+	got=-
+	case $variant in
+	rw*|otlp)
+		got=$(received "$run")
+		if [ "${got:-0}" -lt $((size * 99 / 100)) ]; then
+			why "$label at $size: the receiver holds ${got:-no} series of memcg_anon_bytes for $run, fewer than the $size cgroups"
+			return 1
+		fi ;;
+	esac
+	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE
+	line=$(awk -v w="$warm" -v n="$n" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" -v got="$got" '
+		$1 == w { t0 = $2; c0 = $5; w0 = $6; for (i = 8; i <= 11; i++) s0[i] = $i }
+		$1 > w && $1 <= w + n { smp += $7; v += $4; if ($12 > q) q = $12 }
+		$1 == w + n { t1 = $2; c1 = $5; w1 = $6; for (i = 8; i <= 11; i++) s1[i] = $i }
 		END {
-			cpu = (c1 - c0) * 1000 / n; samp = s * 1000 / n; out = cpu - samp
-			printf "%7d %6d %-16s %9.1f %9.1f %9.1f %6.1f%% %7.2f %9.1f %8d %8.2f %s\n",
-				size, ncg, b, cpu, samp, out, (cpu > 0 ? out * 100 / cpu : 0),
-				(samp > 0 ? out / samp : 0), (w1 - w0) * 1000 / n, v / n, (t1 - t0) / n, rss
+			cpu = (c1 - c0) * 1000 / n; smp = smp * 1000 / n
+			snd = 0
+			for (i = 8; i <= 11; i++) { st[i] = (s1[i] - s0[i]) / n; snd += st[i] }
+			rest = cpu - smp - snd
+			printf "%7d %6d %-18s %9.1f %9.1f %7.2f %8.1f %8.1f %8.1f %8.1f %7.2f %8.1f %8.1f %8d %7s %5d %6.2f %s\n",
+				size, ncg, b, cpu, smp, (smp > 0 ? cpu / smp : 0), st[8], st[9], st[10], st[11],
+				(smp > 0 ? snd / smp : 0), rest, (w1 - w0) * 1000 / n, v / n, got, q, (t1 - t0) / n, rss
 		}' "$d/marks")
 	info "$line"
 	rm -rf "$d"
 }
+
+grow_tree() { # PARENT SIZE: c0 .. c(SIZE-1) below PARENT; $have counts them
+	while [ "$have" -lt "$2" ]; do
+		upto=$((have + 500))
+		[ $upto -le "$2" ] || upto=$2
+		# shellcheck disable=SC2046 # one word per directory
+		(cd "$1" && mkdir $(seq "$have" $((upto - 1)) | sed 's/^/c/')) ||
+			{ why "mkdir below $1 failed at $have"; return 1; }
+		have=$upto
+	done
+}
+
+BENCH_RUNS_DEFAULT="1000:1:bpf:rw1 1000:1:bpf:rw2 1000:1:bpf:otlp 1000:1:bpf:rw1values 1000:1:bpf:rw1percgroup
+1000:1:text:rw1 1000:1:netdata 10000:1:bpf:rw1 10000:1:bpf:rw2 10000:1:bpf:otlp 10000:1:bpf:rw1percgroup
+10000:1:text:rw1 10000:1:netdata"
 
 t_bench_collectd() {
 	have_collectd || return 77
@@ -94,10 +202,10 @@ t_bench_collectd() {
 	enable_memory "$CG" || return 1
 	mkdir -p "$parent" && enable_memory "$parent" || return 1
 	info "# collectd $("$COLLECTD" -h 2>&1 | sed -n 's/^collectd \([0-9][0-9.]*[0-9]\).*/\1/p' | head -n 1) with memcg_bpf, default stats (14), write plugin bench_sink (counts values, no I/O); fd limit $(ulimit -n)/$(ulimit -Hn) inherited"
-	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-10} after ${VMTEST_CD_WARMUP:-2} warm-up samples; ms of CPU (user+system, all threads)"
-	info "#  tree cgroups backend             cpu_ms sample_ms outside_ms outside out/smp  write_ms   values interval_s peak_rss"
+	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-10} after ${VMTEST_CD_WARMUP:-2} warm-up samples; ms of CPU (user+system); collectd: all its threads"
+	info "#  tree cgroups run                   cd_ms  sample_ms  cd/smp series_ms  enc_ms  comp_ms  post_ms snd/smp  rest_ms write_ms   values   recvd queue ival_s peak_rss"
 	have=0
-	runs=${VMTEST_CD_RUNS:-1000:1:bpf 1000:1:bpf:percgroup 1000:1:text 1000:1:bpf:nodispatch 1000:1:text:nodispatch 1000:1:text:nofile 10000:5:bpf 10000:5:bpf:percgroup 10000:5:text 10000:5:text:nofile}
+	runs=${VMTEST_CD_RUNS:-$BENCH_RUNS_DEFAULT}
 	# (commas also separate runs: a kernel command line has no spaces in a value)
 	for run in $(echo "$runs" | tr ',' ' '); do
 		old_ifs=$IFS
@@ -107,17 +215,61 @@ t_bench_collectd() {
 		IFS=$old_ifs
 		size=$1 ival=$2 backend=$3 variant=${4:-}
 		start=$(date +%s)
-		while [ $have -lt "$size" ]; do
-			upto=$((have + 500))
-			[ $upto -le "$size" ] || upto=$size
-			# shellcheck disable=SC2046 # one word per directory
-			(cd "$parent" && mkdir $(seq $have $((upto - 1)) | sed 's/^/c/')) ||
-				{ why "mkdir below $parent failed at $have"; return 1; }
-			have=$upto
-		done
+		grow_tree "$parent" "$size" || return 1
 		ncg=$(count_cgroups "$CG")
 		echo "tree of $size: $ncg cgroups in all, made in $(($(date +%s) - start))s; $(grep MemAvailable /proc/meminfo)"
-		bench_collectd_run "$size" "$backend" "$ncg" "$ival" "$variant" || return 1
+		bench_collectd_run "$size" "$backend" "$ncg" "$ival" "$variant" || { receivers_stop; return 1; }
 	done
+	receivers_stop
 }
 
+# 10,000 cgroups at Interval 1 for VMTEST_SOAK_SECONDS (600), bpf backend,
+# the default configuration shipping remote write 1.0 to VictoriaMetrics:
+# the sender's queue length and collectd's RSS each minute. Growth is judged
+# from the end of the first minute. Runs after t_bench_collectd (the tree of
+# 10,000 is there; it grows it otherwise).
+t_bench_soak() {
+	have_collectd || return 77
+	secs=${VMTEST_SOAK_SECONDS:-600} size=${VMTEST_SOAK_CGROUPS:-10000}
+	parent=$CG/cdbench
+	enable_memory "$CG" || return 1
+	mkdir -p "$parent" && enable_memory "$parent" || return 1
+	have=$(ls -d "$parent"/c* 2>/dev/null | wc -l)
+	grow_tree "$parent" "$size" || return 1
+	receiver_for rw1 || return 1
+	d=$WORK/soak
+	rm -rf "$d"
+	mkdir -p "$d"
+	collectd_conf "$d" 1 bench_sink "  Backend \"bpf\"
+  CgroupRoot \"$CG\"
+  URL \"$RECEIVER_URL\"
+  Label \"bench_run\" \"soak\"" || { receivers_stop; return 1; }
+	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+	cpid=$!
+	wait_marks "$d" 2 $cpid 120 "soak" || { receivers_stop; return 1; }
+	t0=$(date +%s) minute=0
+	info "# soak: $size cgroups, bpf, Interval 1, remote write 1.0 to VictoriaMetrics, ${secs}s"
+	info "# soak: minute  samples  queue_max  collectd_rss_kB  receiver_rss_kB"
+	while [ $(($(date +%s) - t0)) -lt "$secs" ]; do
+		sleep 60
+		kill -0 $cpid 2>/dev/null || { why "soak: collectd died after $minute minutes"; receivers_stop; return 1; }
+		minute=$((minute + 1))
+		rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$cpid/status")
+		vrss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$VM_PID/status")
+		# the queue as the plugin reported it over the last minute
+		q=$(awk -v t="$(($(date +%s) - 60))" '$2 >= t && $12 > q { q = $12 } END { print q + 0 }' "$d/marks")
+		info "$(printf '# soak: %6d %8d %10d %16d %16d' $minute "$(wc -l < "$d/marks")" "$q" "$rss" "$vrss")"
+		echo "$minute $q $rss" >> "$d/minutes"
+	done
+	stop_checked $cpid "$d" bpf "soak" || { receivers_stop; return 1; }
+	got=$(received soak)
+	receivers_stop
+	samples=$(wc -l < "$d/marks")
+	read -r _ q1 rss1 < "$d/minutes"
+	qmax=$(awk '$2 > q { q = $2 } END { print q + 0 }' "$d/minutes")
+	qlast=$(tail -n 1 "$d/minutes" | awk '{ print $2 }')
+	rsslast=$(tail -n 1 "$d/minutes" | awk '{ print $3 }')
+	info "soak: $samples samples in ${secs}s; sender queue max $qmax, last minute $qlast; collectd RSS $rss1 kB after minute 1, $rsslast kB at the end ($(((rsslast - rss1) / 1024)) MiB growth); receiver holds ${got:-no} series for $size cgroups"
+	[ "$((rsslast - rss1))" -le 20480 ] || { why "soak: collectd RSS grew $(((rsslast - rss1) / 1024)) MiB after minute 1 (> 20)"; return 1; }
+	[ "$qlast" -le 2 ] || { why "soak: the sender's queue holds $qlast intervals in the last minute"; return 1; }
+}

@@ -771,6 +771,7 @@ fallback)
 bench)
 	run_test bench t_bench
 	run_test bench_collectd t_bench_collectd
+	run_test bench_soak t_bench_soak
 	;;
 *)
 	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bench)"

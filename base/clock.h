@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Nanoseconds on a clock: CLOCK_REALTIME for timestamps, CLOCK_MONOTONIC
+ * for durations, CLOCK_THREAD_CPUTIME_ID for the CPU a stage costs the
+ * calling thread (user and system: a BPF iterator's kernel time included).
+ */
+#ifndef MEMCG_BPF_CLOCK_H
+#define MEMCG_BPF_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#endif
