@@ -51,7 +51,7 @@ wait_health() { # URL PID WHO
 	done
 }
 
-receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, RECEIVER_QUERY
+receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, RECEIVER_API
 	case $1 in
 	rw2)
 		if [ -z "$PROM_PID" ]; then
@@ -65,7 +65,7 @@ receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, 
 			PROM_PID=$!
 			wait_health "$PROM_URL/-/ready" "$PROM_PID" prometheus || return 1
 		fi
-		RECEIVER_URL=$PROM_URL/api/v1/write RECEIVER_QUERY=$PROM_URL/api/v1/query ;;
+		RECEIVER_URL=$PROM_URL/api/v1/write RECEIVER_API=$PROM_URL/api/v1 ;;
 	*)
 		if [ -z "$VM_PID" ]; then
 			command -v victoria-metrics >/dev/null || { why "victoria-metrics is not in the initramfs (bench/run.sh)"; return 1; }
@@ -74,7 +74,7 @@ receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, 
 			VM_PID=$!
 			wait_health "$VM_URL/health" "$VM_PID" victoria-metrics || return 1
 		fi
-		RECEIVER_URL=$VM_URL/api/v1/write RECEIVER_QUERY=$VM_URL/api/v1/query
+		RECEIVER_URL=$VM_URL/api/v1/write RECEIVER_API=$VM_URL/api/v1
 		[ "$1" != otlp ] || RECEIVER_URL=$VM_URL/opentelemetry/v1/metrics ;;
 	esac
 }
@@ -88,8 +88,57 @@ receivers_stop() {
 # received RUN: how many series of memcg_anon_bytes the receiver holds for
 # label bench_run=RUN (the proof that the POSTs reached it).
 received() {
-	wget -q -O - "$RECEIVER_QUERY?query=count(last_over_time(memcg_anon_bytes%7Bbench_run%3D%22$1%22%7D%5B1h%5D))" 2>/dev/null |
+	wget -q -O - "$RECEIVER_API/query?query=count(last_over_time(memcg_anon_bytes%7Bbench_run%3D%22$1%22%7D%5B1h%5D))" 2>/dev/null |
 		sed -n 's/.*"value":\[[^,]*,"\([0-9]*\)"\].*/\1/p'
+}
+
+# Churn: what a whole-tree sample costs (bpf, memcg-bpf-sample, 2 stats)
+# while tests/vm/guest/churn.c makes and removes cgroups as fast as it can
+# (4 workers; ~300/s on an idle host), against the same sampling of the
+# same tree without churn; check_values ids finds no wrong path. The tree
+# is the bench's (1,000 cgroups below /cdbench).
+t_bench_churn() {
+	command -v churn >/dev/null || { why "churn is not in the initramfs"; return 1; }
+	parent=$CG/cdbench
+	enable_memory "$CG" || return 1
+	mkdir -p "$parent" && enable_memory "$parent" || return 1
+	have=$(tree_size "$parent")
+	grow_tree "$parent" "${VMTEST_CHURN_TREE:-1000}" || return 1
+	croot=$CG/bchurn
+	mkdir "$croot" && enable_memory "$croot" || return 1
+	n=${VMTEST_CHURN_SAMPLES:-100}
+	memcg-bpf-sample --backend bpf --stats anon,usage --count "$n" --interval 0.1 --format json \
+		> /dev/null 2> "$WORK/steady.err" || { why "steady run: $(first_line "$WORK/steady.err")"; return 1; }
+	: > "$WORK/created"
+	churn -w "${VMTEST_CHURN_WORKERS:-4}" -n 48 -k 24 "$croot" "$WORK/created" 3600 > "$WORK/churn.out" 2>&1 &
+	chpid=$!
+	sleep 2
+	memcg-bpf-sample --backend bpf --stats anon,usage --count "$n" --interval 0.1 --format json \
+		> "$WORK/churn.json" 2> "$WORK/churn.err"
+	rc=$?
+	kill -TERM $chpid
+	wait $chpid
+	[ $rc -eq 0 ] || { why "sampling under churn: exit $rc: $(first_line "$WORK/churn.err")"; return 1; }
+	check_values ids -c "$n" "$CG" "$WORK/created" "$WORK/churn.json" > "$WORK/check" 2>&1
+	rc=$?
+	steady=$(sample_cost "$WORK/steady.err")
+	churning=$(sample_cost "$WORK/churn.err")
+	info "$(tr '\n' ' ' < "$WORK/churn.out")"
+	info "churn: per sample of $(count_cgroups "$CG") cgroups (bpf, 2 stats): steady ${steady% *} us, under churn ${churning% *} us mean (${churning#* } us max)$(
+		awk -v a="${steady% *}" -v b="${churning% *}" 'BEGIN { if (a > 0) printf ", %.2fx", b / a }')"
+	info "churn: $(grep '^check_values [a-z]*:' "$WORK/check")"
+	rm -f "$WORK/churn.json"
+	[ $rc -eq 0 ] || { why "$(grep -v '^check_values ids:' "$WORK/check" | head -n 3 | tr '\n' ' ' | cut -c 1-300)"; return 1; }
+}
+
+# missing_cgroups RUN: prints the cgroups of the tree that have no
+# memcg_anon_bytes series for RUN in the receiver (at most 20).
+missing_cgroups() {
+	wget -q -O - "$RECEIVER_API/label/cgroup/values?match%5B%5D=memcg_anon_bytes%7Bbench_run%3D%22$1%22%7D" 2>/dev/null |
+		sed 's/.*"data":\[//; s/\].*//' | tr ',' '\n' | sed 's/^"//; s/"$//' | sort > "$WORK/have.cg"
+	find "$CG" -type d | sed "s|^$CG||; s|^\$|/|" | sort > "$WORK/want.cg"
+	echo "---- cgroups without a series in the receiver ($(wc -l < "$WORK/have.cg") of $(wc -l < "$WORK/want.cg") have one):"
+	awk 'NR == FNR { have[$0] = 1; next } !($0 in have)' "$WORK/have.cg" "$WORK/want.cg" | head -n 20
 }
 
 # collectd's CPU per interval with memcg_bpf (default stats) on flat trees
@@ -116,7 +165,7 @@ received() {
 bench_collectd_run() {
 	size=$1 backend=$2 ncg=$3 ival=$4 variant=${5:-none}
 	if [ "$backend" = netdata ]; then bench_netdata_run "$size" "$ncg" "$ival"; return; fi
-	warm=${VMTEST_CD_WARMUP:-2} n=${VMTEST_CD_INTERVALS:-10}
+	warm=${VMTEST_CD_WARMUP:-3} n=${VMTEST_CD_INTERVALS:-20}
 	d=$WORK/cdbench-$backend-$size
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -156,8 +205,14 @@ $extra" || return 1
 	got=-
 	case $variant in
 	rw*|otlp)
-		got=$(received "$run")
-		if [ "${got:-0}" -lt $((size * 99 / 100)) ]; then
+		# the receiver makes what it took searchable within seconds
+		t=0
+		while got=$(received "$run") && [ "${got:-0}" -lt "$size" ] && [ $t -lt 30 ]; do
+			sleep 0.5
+			t=$((t + 1))
+		done
+		if [ "${got:-0}" -lt "$size" ]; then
+			missing_cgroups "$run"
 			why "$label at $size: the receiver holds ${got:-no} series of memcg_anon_bytes for $run, fewer than the $size cgroups"
 			return 1
 		fi ;;
@@ -179,6 +234,8 @@ $extra" || return 1
 	info "$line"
 	rm -rf "$d"
 }
+
+tree_size() { find "$1" -mindepth 1 -maxdepth 1 -type d -name 'c*' | wc -l; }
 
 grow_tree() { # PARENT SIZE: c0 .. c(SIZE-1) below PARENT; $have counts them
 	while [ "$have" -lt "$2" ]; do
@@ -202,9 +259,9 @@ t_bench_collectd() {
 	enable_memory "$CG" || return 1
 	mkdir -p "$parent" && enable_memory "$parent" || return 1
 	info "# collectd $("$COLLECTD" -h 2>&1 | sed -n 's/^collectd \([0-9][0-9.]*[0-9]\).*/\1/p' | head -n 1) with memcg_bpf, default stats (14), write plugin bench_sink (counts values, no I/O); fd limit $(ulimit -n)/$(ulimit -Hn) inherited"
-	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-10} after ${VMTEST_CD_WARMUP:-2} warm-up samples; ms of CPU (user+system); collectd: all its threads"
+	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-20} after ${VMTEST_CD_WARMUP:-3} warm-up samples; ms of CPU (user+system); collectd: all its threads"
 	info "#  tree cgroups run                   cd_ms  sample_ms  cd/smp series_ms  enc_ms  comp_ms  post_ms snd/smp  rest_ms write_ms   values   recvd queue ival_s peak_rss"
-	have=0
+	have=$(tree_size "$parent")
 	runs=${VMTEST_CD_RUNS:-$BENCH_RUNS_DEFAULT}
 	# (commas also separate runs: a kernel command line has no spaces in a value)
 	for run in $(echo "$runs" | tr ',' ' '); do
@@ -234,7 +291,7 @@ t_bench_soak() {
 	parent=$CG/cdbench
 	enable_memory "$CG" || return 1
 	mkdir -p "$parent" && enable_memory "$parent" || return 1
-	have=$(ls -d "$parent"/c* 2>/dev/null | wc -l)
+	have=$(tree_size "$parent")
 	grow_tree "$parent" "$size" || return 1
 	receiver_for rw1 || return 1
 	d=$WORK/soak

@@ -770,6 +770,7 @@ fallback)
 	;;
 bench)
 	run_test bench t_bench
+	run_test bench_churn t_bench_churn
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak t_bench_soak
 	;;
