@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "series/label_escape.h"
 
+#include <string.h>
+
 size_t utf8_sequence_len(const unsigned char *s, size_t len)
 {
 	unsigned char c = s[0];
@@ -56,8 +58,20 @@ size_t label_escape(const char *in, size_t in_len, char *out, size_t out_len)
 		o++;                              \
 	} while (0)
 	for (size_t i = 0; i < in_len;) {
-		size_t n = utf8_sequence_len(p + i, in_len - i);
+		size_t n;
 
+		if (p[i] < 0x80) { /* a run of ASCII, the common case: copied at once */
+			size_t run = 1, room = o + 1 < out_len ? out_len - 1 - o : 0;
+
+			while (i + run < in_len && p[i + run] < 0x80)
+				run++;
+			if (room)
+				memcpy(out + o, p + i, run < room ? run : room);
+			o += run;
+			i += run;
+			continue;
+		}
+		n = utf8_sequence_len(p + i, in_len - i);
 		if (n) {
 			for (size_t k = 0; k < n; k++)
 				PUT(p[i + k]);

@@ -40,7 +40,7 @@ struct payload_list {
 };
 
 /* Per request; 0 takes the default. */
-#define BATCH_DEFAULT_MAX_SAMPLES 2000
+#define BATCH_DEFAULT_MAX_SAMPLES 10000
 #define BATCH_DEFAULT_MAX_BYTES (4u << 20)
 
 struct batch_limits {

@@ -52,6 +52,14 @@ static void test_escape_reports_length_when_short(void **state)
 	assert_int_equal(label_escape("\xff\xfe", 2, out, sizeof(out)), 8);
 	assert_int_equal(strlen(out), 3);
 	assert_int_equal(label_escape("\xff", 1, NULL, 0), 4);
+	/* an ASCII run cut short: as many bytes as fit, the full length reported */
+	assert_int_equal(label_escape("/abcdef", 7, out, sizeof(out)), 7);
+	assert_string_equal(out, "/ab");
+	assert_int_equal(label_escape("\xff" "abcdef", 7, out, sizeof(out)), 10);
+	assert_string_equal(out, "\\xf");
+	assert_int_equal(label_escape("abc", 3, NULL, 0), 3);
+	assert_int_equal(label_escape("a\xc3\xa9" "b", 4, out, sizeof(out)), 4);
+	assert_string_equal(out, "a\xc3\xa9");
 }
 
 static void test_metric_names(void **state)

@@ -156,6 +156,7 @@ missing_cgroups() {
 #                   collectd's per-value path
 #   rw1percgroup    rw1 with DispatchValues true and ValuesPerCgroup true
 #                   (one value list per cgroup)
+#   rw1big          rw1 with MaxSamplesPerSend 10000 (fewer, larger POSTs)
 #   none            no URL, DispatchValues true: collectd's path only
 #   nofile          as none, collectd started with a soft fd limit of
 #                   65536 instead of the inherited 1024
@@ -172,13 +173,16 @@ bench_collectd_run() {
 	nofile=$(ulimit -n) label=$backend/$variant run=$backend-$variant-$size
 	extra="  DispatchValues true"
 	case $variant in
-	rw1 | rw1values | rw1percgroup) receiver_for rw1 || return 1
+	rw1 | rw1values | rw1percgroup | rw1big) receiver_for rw1 || return 1
 		extra="  URL \"$RECEIVER_URL\"
   Label \"bench_run\" \"$run\""
 		[ "$variant" = rw1 ] || extra="$extra
   DispatchValues true"
 		[ "$variant" != rw1percgroup ] || extra="$extra
-  ValuesPerCgroup true" ;;
+  ValuesPerCgroup true"
+		[ "$variant" != rw1big ] || extra="  URL \"$RECEIVER_URL\"
+  Label \"bench_run\" \"$run\"
+  MaxSamplesPerSend 10000" ;;
 	rw2) receiver_for rw2 || return 1
 		extra="  URL \"$RECEIVER_URL\"
   Format \"remote_write_v2\"
@@ -197,7 +201,7 @@ bench_collectd_run() {
 $extra" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
-	wait_marks "$d" $((warm + n)) $cpid $(((warm + n) * ival * 3 + 60)) "$label at $size" || return 1
+	wait_marks "$d" $((warm + n + 1)) $cpid $(((warm + n) * ival * 3 + 60)) "$label at $size" || return 1
 	rss=$(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$cpid/status")
 	echo "---- $label $size: marks"
 	cat "$d/marks"
@@ -218,18 +222,27 @@ $extra" || return 1
 		fi ;;
 	esac
 	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE
-	line=$(awk -v w="$warm" -v n="$n" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" -v got="$got" '
-		$1 == w { t0 = $2; c0 = $5; w0 = $6; for (i = 8; i <= 11; i++) s0[i] = $i }
-		$1 > w && $1 <= w + n { smp += $7; v += $4; if ($12 > q) q = $12 }
-		$1 == w + n { t1 = $2; c1 = $5; w1 = $6; for (i = 8; i <= 11; i++) s1[i] = $i }
+	# The window runs from the first mark after the warm-up where the
+	# sender's queue was empty to the last such mark: the sender's stage
+	# totals then cover the intervals in between (a sender behind would
+	# otherwise leave work outside the window). QUEUE is the largest seen.
+	line=$(awk -v w="$warm" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" -v got="$got" '
+		{ for (i = 1; i <= 12; i++) m[$1, i] = $i; last = $1 }
+		$1 > w && $12 > q { q = $12 }
+		$1 >= w && $12 == 0 { if (!a) a = $1; z = $1 }
 		END {
-			cpu = (c1 - c0) * 1000 / n; smp = smp * 1000 / n
+			if (!a || z - a < (last - w) / 2) { a = w; z = last; behind = 1 }
+			n = z - a
+			cpu = (m[z, 5] - m[a, 5]) * 1000 / n
+			for (k = a + 1; k <= z; k++) { smp += m[k, 7]; v += m[k, 4] }
+			smp = smp * 1000 / n
 			snd = 0
-			for (i = 8; i <= 11; i++) { st[i] = (s1[i] - s0[i]) / n; snd += st[i] }
+			for (i = 8; i <= 11; i++) { st[i] = (m[z, i] - m[a, i]) / n; snd += st[i] }
 			rest = cpu - smp - snd
-			printf "%7d %6d %-18s %9.1f %9.1f %7.2f %8.1f %8.1f %8.1f %8.1f %7.2f %8.1f %8.1f %8d %7s %5d %6.2f %s\n",
+			printf "%7d %6d %-18s %9.1f %9.1f %7.2f %8.1f %8.1f %8.1f %8.1f %7.2f %8.1f %8.1f %8d %7s %5d %6.2f %s%s\n",
 				size, ncg, b, cpu, smp, (smp > 0 ? cpu / smp : 0), st[8], st[9], st[10], st[11],
-				(smp > 0 ? snd / smp : 0), rest, (w1 - w0) * 1000 / n, v / n, got, q, (t1 - t0) / n, rss
+				(smp > 0 ? snd / smp : 0), rest, (m[z, 6] - m[a, 6]) * 1000 / n, v / n, got, q,
+				(m[z, 2] - m[a, 2]) / n, rss, behind ? " behind" : ""
 		}' "$d/marks")
 	info "$line"
 	rm -rf "$d"
