@@ -3,6 +3,7 @@
 # The guest's benchmark set (run-tests.sh bench; bench/run.sh, make bench):
 # functions only, sourced by run-tests.sh after lib.sh and tree.sh; they use
 # run-tests.sh's collectd helpers (collectd_conf, wait_marks, stop_checked).
+. /vmtest/bench_netdata.sh
 
 # memcg-bench (bench/memcg_bench.c) at 10, 100 and 1,000 cgroups; each line
 # of its table goes to the host as an INFO line.
