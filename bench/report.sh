@@ -8,7 +8,8 @@
 # A line of ours:  SIZE NCG BACKEND/VARIANT CD_MS SAMPLE_MS CD/SMP SERIES_MS
 #                  ENC_MS COMP_MS POST_MS SND/SMP REST_MS WRITE_MS VALUES
 #                  RECVD QUEUE IVAL_S PEAK_RSS_KB
-# netdata's:       SIZE NCG netdata CPU_MS - ... MONITORED IVAL_S PEAK_RSS_KB
+# netdata's:       SIZE NCG netdata CPU_MS - ... - MONITORED (in VALUES) - -
+#                  IVAL_S PEAK_RSS_KB
 set -u
 table=$1 out=$2 kernel=$3
 
@@ -22,7 +23,7 @@ echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 awk '/^ *[0-9]/ {
 	if ($3 == "netdata") {
 		printf "| %d | netdata (peer; %s cgroups monitored) | %.1f ms | | | | | | | | | %d MiB |\n",
-			$1, $(NF - 2), $4, $NF / 1024
+			$1, $14, $4, $NF / 1024
 		next
 	}
 	printf "| %d | %s | %.1f ms | %.1f ms | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f ms | %d MiB |\n",
