@@ -7,7 +7,7 @@
 #
 # A line of ours:  SIZE NCG BACKEND/VARIANT CD_MS SAMPLE_MS CD/SMP SERIES_MS
 #                  ENC_MS COMP_MS POST_MS SND/SMP REST_MS WRITE_MS VALUES
-#                  RECVD QUEUE IVAL_S PEAK_RSS_KB
+#                  RECVD QUEUE IVAL_S PEAK_RSS_KB [behind]
 # netdata's:       SIZE NCG netdata CPU_MS - ... - MONITORED (in VALUES) - -
 #                  IVAL_S PEAK_RSS_KB
 set -u
@@ -26,8 +26,8 @@ awk '/^ *[0-9]/ {
 			$1, $14, $4, $NF / 1024
 		next
 	}
-	printf "| %d | %s | %.1f ms | %.1f ms | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f ms | %d MiB |\n",
-		$1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $18 / 1024
+	printf "| %d | %s%s | %.1f ms | %.1f ms | %.2f | %.1f | %.1f | %.1f | %.1f | %.2f | %.1f ms | %d MiB |\n",
+		$1, $3, ($NF == "behind" ? " (sender behind: partial)" : ""), $4, $5, $6, $7, $8, $9, $10, $11, $12, $18 / 1024
 }' "$table"
 
 command -v gnuplot >/dev/null || { echo "bench: no gnuplot (apt-get install gnuplot-nox): no plot"; exit 0; }
@@ -37,7 +37,7 @@ for size in $(awk '/^ *[0-9]/ { print $1 }' "$table" | sort -un); do
 		/^ *[0-9]/ && $1 == size {
 			if ($3 == "netdata") { printf "netdata 0 0 0 0 0 %s\n", $4; next }
 			rest = $12 < 0 ? 0 : $12
-			printf "%s %s %s %s %s %s %s\n", $3, $5, $7, $8, $9, $10, rest
+			printf "%s%s %s %s %s %s %s %s\n", $3, ($NF == "behind" ? "(behind)" : ""), $5, $7, $8, $9, $10, rest
 		}' "$table" > "$out/bench-$size.dat"
 done
 sizes=$(awk '/^ *[0-9]/ { print $1 }' "$table" | sort -un | tr '\n' ' ')
