@@ -344,7 +344,7 @@ t_bench_soak() {
 	got=$(received soak)
 	receivers_stop
 	samples=$(wc -l < "$d/marks")
-	read -r _ q1 rss1 < "$d/minutes"
+	read -r _ _ rss1 < "$d/minutes"
 	qmax=$(awk '$2 > q { q = $2 } END { print q + 0 }' "$d/minutes")
 	qlast=$(tail -n 1 "$d/minutes" | awk '{ print $2 }')
 	rsslast=$(tail -n 1 "$d/minutes" | awk '{ print $3 }')
