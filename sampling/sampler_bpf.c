@@ -491,7 +491,7 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 
 	t->timestamp_ns = clock_ns(CLOCK_REALTIME);
 	t->duration_ns = clock_ns(CLOCK_MONOTONIC);
-	t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	t->cpu_ns = thread_cpu_ns();
 	err = walk_all(s, b);
 	if (err)
 		return err;
@@ -528,7 +528,7 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 	}
 	cgroup_index_walk_end(b->index);
 	t->duration_ns = clock_ns(CLOCK_MONOTONIC) - t->duration_ns;
-	t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t->cpu_ns;
+	t->cpu_ns = thread_cpu_ns() - t->cpu_ns;
 	return 0;
 }
 

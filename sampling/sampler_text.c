@@ -315,7 +315,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 static int text_sample(struct sampler *s, struct sample_table *t)
 {
 	struct text_priv *pr = s->priv;
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), cpu_start = thread_cpu_ns();
 	const struct cgroup_entry *e;
 	int err;
 
@@ -351,7 +351,7 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 		}
 	}
 	t->duration_ns = clock_ns(CLOCK_MONOTONIC) - start;
-	t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+	t->cpu_ns = thread_cpu_ns() - cpu_start;
 	return 0;
 }
 

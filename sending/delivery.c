@@ -95,10 +95,10 @@ static enum attempt_result attempt(struct delivery *d, const struct payload *p, 
 {
 	const char *url = d->urls[d->cur];
 	struct http_response r;
-	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t cpu = thread_cpu_ns();
 	int err = d->ops.post(d->ops.ctx, d->cur, p, &r);
 
-	delivery_add_cpu(d, SENDER_CPU_POST, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
+	delivery_add_cpu(d, SENDER_CPU_POST, thread_cpu_ns() - cpu);
 
 	if (!err && r.status >= 200 && r.status < 300) {
 		if (p->format == WIRE_REMOTE_WRITE_V2 && !r.rw_written) {
@@ -263,13 +263,13 @@ void delivery_send_sets(struct delivery *d, const struct series_set *const *sets
 
 again:
 	payload_list_clear(&d->payloads);
-	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	cpu = thread_cpu_ns();
 	compress = d->payloads.compress_cpu_ns;
 	/* after a fallback from 2.0 (snappy only) the configured compression still fits 1.0 */
 	err = batch_encode_sets(sets, nr_sets, d->format, compression_effective(d->format, d->compression),
 				&d->limits, &d->payloads);
 	compress = d->payloads.compress_cpu_ns - compress;
-	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	cpu = thread_cpu_ns() - cpu;
 	delivery_add_cpu(d, SENDER_CPU_COMPRESS, compress);
 	delivery_add_cpu(d, SENDER_CPU_ENCODE, cpu > compress ? cpu - compress : 0);
 	if (err) {

@@ -224,10 +224,10 @@ static void process_batch(struct sender *s, struct snapshot *first)
 		while (n < SENDER_MAX_PACK && values < max_values && (snaps[n] = next_in_order(s, &first)))
 			values += snaps[n++]->nr_values;
 		for (size_t i = 0; i < n; i++) {
-			uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			uint64_t cpu = thread_cpu_ns();
 			int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
 
-			delivery_add_cpu(s->delivery, SENDER_CPU_SERIES, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
+			delivery_add_cpu(s->delivery, SENDER_CPU_SERIES, thread_cpu_ns() - cpu);
 
 			if (err) {
 				mb_err("cannot build the series of an interval: %s", strerror(-err));

@@ -98,9 +98,9 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 	}
 	if (err)
 		goto free_bufs;
-	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	cpu = thread_cpu_ns();
 	err = compress_body(c, raw->data, raw->len, &z);
-	out->compress_cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 	if (err)
 		goto free_bufs;
 	p.body = z.data;

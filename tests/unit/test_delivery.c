@@ -93,8 +93,8 @@ static int scripted_post(void *ctx, size_t url, const struct payload *p, struct 
 	if (a->err)
 		snprintf(r->error, sizeof(r->error), "Connection refused");
 	w.clock += a->takes_s;
-	for (uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	     clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < a->burns_ms * 1000000ull;)
+	for (uint64_t t0 = thread_cpu_ns();
+	     thread_cpu_ns() - t0 < a->burns_ms * 1000000ull;)
 		;
 	return a->err;
 }

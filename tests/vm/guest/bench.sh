@@ -175,31 +175,26 @@ bench_collectd_run() {
 	rm -rf "$d"
 	mkdir -p "$d"
 	nofile=$(ulimit -n) label=$backend/$variant run=$backend-$variant-$size
-	extra="  DispatchValues true"
+	extra="  DispatchValues true" format='' more=''
 	case $variant in
-	rw1 | rw1values | rw1percgroup | rw1big) receiver_for rw1 || return 1
-		extra="  URL \"$RECEIVER_URL\"
-  Label \"bench_run\" \"$run\""
-		[ "$variant" = rw1 ] || extra="$extra
-  DispatchValues true"
-		[ "$variant" != rw1percgroup ] || extra="$extra
-  ValuesPerCgroup true"
-		[ "$variant" != rw1big ] || extra="  URL \"$RECEIVER_URL\"
-  Label \"bench_run\" \"$run\"
-  MaxSamplesPerSend 10000" ;;
-	rw2) receiver_for rw2 || return 1
-		extra="  URL \"$RECEIVER_URL\"
-  Format \"remote_write_v2\"
-  Label \"bench_run\" \"$run\"" ;;
-	otlp) receiver_for otlp || return 1
-		extra="  URL \"$RECEIVER_URL\"
-  Format \"otlp\"
-  Compression \"zstd\"
-  Label \"bench_run\" \"$run\"" ;;
+	rw1) format=rw1 ;;
+	rw1values) format=rw1 more="  DispatchValues true" ;;
+	rw1percgroup) format=rw1 more="  DispatchValues true
+  ValuesPerCgroup true" ;;
+	rw1big) format=rw1 more="  MaxSamplesPerSend 10000" ;;
+	rw2) format=rw2 more="  Format \"remote_write_v2\"" ;;
+	otlp) format=otlp more="  Format \"otlp\"
+  Compression \"zstd\"" ;;
 	none) ;;
 	nofile) nofile=65536 label=$backend/nofile=65536 ;;
 	*) why "unknown variant $variant"; return 1 ;;
 	esac
+	if [ -n "$format" ]; then
+		receiver_for "$format" || return 1
+		extra="  URL \"$RECEIVER_URL\"
+  Label \"bench_run\" \"$run\"
+$more"
+	fi
 	collectd_conf "$d" "$ival" bench_sink "  Backend \"$backend\"
   CgroupRoot \"$CG\"
 $extra" || return 1
@@ -211,8 +206,7 @@ $extra" || return 1
 	cat "$d/marks"
 	stop_checked $cpid "$d" "$backend" "$label at $size" || return 1
 	got=-
-	case $variant in
-	rw*|otlp)
+	if [ -n "$format" ]; then
 		# The receiver makes what it took searchable within seconds, but
 		# registers new series slowly under TCG (VictoriaMetrics: ~100 s for
 		# 140,000): wait for them, so that the next run does not share the
@@ -223,13 +217,13 @@ $extra" || return 1
 			t=$((t + 1))
 		done
 		echo "receiver: $got series of memcg_anon_bytes for $run after ${t}s"
-		receivers_stop
 		if [ "${got:-0}" -lt "$size" ]; then
 			missing_cgroups "$run"
 			why "$label at $size: the receiver holds ${got:-no} series of memcg_anon_bytes for $run, fewer than the $size cgroups"
 			return 1
-		fi ;;
-	esac
+		fi
+		receivers_stop
+	fi
 	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE
 	# The window runs from the first mark after the warm-up where the
 	# sender's queue was empty to the last such mark: the sender's stage
