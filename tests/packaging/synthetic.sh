@@ -18,7 +18,6 @@
 #    with the pressure panel empty.
 # Exit 77 when Prometheus, gnuplot, python3-yaml or curl is missing.
 set -u
-[ -z "${SYNTH_DEBUG:-}" ] || set -x
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 # shellcheck source=../sender/lib.sh
@@ -33,6 +32,7 @@ out=$("$src/tests/sender/fetch-receivers.sh" 2>"$T/fetch.log") ||
 	skip_all "Prometheus not available (no network and no cache): $(tail -n 1 "$T/fetch.log")"
 PROMETHEUS=$(echo "$out" | awk '$1 == "prometheus" { print $3 }')
 trap 'stop_receivers' EXIT
+trap 'exit 1' INT TERM HUP PIPE # the EXIT trap stops the servers
 
 exporter_port=$(free_port)
 python3 "$here/synthetic_exporter.py" --port "$exporter_port" --oom-after 5 &
