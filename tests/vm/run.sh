@@ -10,9 +10,10 @@
 # Environment:
 #   MEMCG_BPF_BUILDDIR     build dir with memcg-bpf-sample (required)
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
-#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback" (default);
-#                          KERNEL:SET runs another guest set on KERNEL
-#                          (bench/run.sh uses kfunc:bench)
+#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback kfunc:psi_off"
+#                          (default); KERNEL:SET runs another guest set on
+#                          KERNEL (bench/run.sh uses kfunc:bench; psi_off
+#                          boots with psi=0)
 #   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
 #   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh)
 #   MEMCG_BPF_VM_MEM       guest RAM in MiB (1024)
@@ -40,7 +41,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
 BUILDDIR=$MEMCG_BPF_BUILDDIR
-KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback}
+KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback kfunc:psi_off}
 TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-600}
 LOGDIR=${MEMCG_BPF_VM_LOGDIR:-$BUILDDIR/vm-logs}
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -109,6 +110,8 @@ boot() {
 	rm -f "$console" "$proto" "$proto.clean" "$data"
 	: > "$proto"
 	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
+	# the psi_off set: the 7.x kernel without pressure accounting
+	[ "$name" = psi_off ] && cmdline="$cmdline psi=0"
 	test -z "${MEMCG_BPF_VM_ONLY:-}" || cmdline="$cmdline vmtest.only=$MEMCG_BPF_VM_ONLY"
 	test -z "${MEMCG_BPF_VM_TEST_TIMEOUT:-}" || cmdline="$cmdline vmtest.timeout=$MEMCG_BPF_VM_TEST_TIMEOUT"
 	for kv in ${MEMCG_BPF_VM_GUEST_ENV:-}; do
@@ -206,7 +209,8 @@ for spec in $KERNELS; do
 done
 
 echo "vm: summary (logs in $LOGDIR):$summary"
-for name in $KERNELS; do
+for spec in $KERNELS; do
+	name=${spec#*:}
 	grep -h '^VMTEST FAIL ' "$LOGDIR/$name.vmtest.log.clean" 2>/dev/null | sed 's/^/  /'
 done
 echo "$total_pass passed, $total_fail failed"

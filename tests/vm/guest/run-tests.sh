@@ -733,6 +733,30 @@ t_bpf_needs_kfunc() {
 
 t_values_text_small() { values text 50; }
 
+# ---------------------------------------------------------------- psi_off set
+
+# psi_off BACKEND: booted with psi=0, the pressure stats are left out with
+# a notice naming PSI, the rest is sampled and equals the files.
+psi_off() {
+	if [ -e /proc/pressure/memory ]; then why "psi=0 did not turn PSI off: /proc/pressure/memory exists"; return 1; fi
+	sample --backend "$1" --stats pressure_some,pressure_full,usage,memory_max,oom_kill_local --format json --count 1
+	rc=$?
+	if [ $rc -ne 0 ]; then why "exit $rc: $(first_line "$WORK/err")"; return 1; fi
+	for s in pressure_some pressure_full; do
+		if ! grep -q "stat '$s' is not sampled: .*PSI is off" "$WORK/err"; then
+			why "no notice that $s is left out because PSI is off: $(first_line "$WORK/err")"; return 1
+		fi
+	done
+	if grep -q pressure "$WORK/out"; then why "pressure values in the output: $(grep -m 1 pressure "$WORK/out")"; return 1; fi
+	checked fs -n 50 "$CG" "$WORK/out" || return 1
+	# the default set (pressure_some and pressure_full are in it) still runs
+	memcg-bpf-sample --backend "$1" --count 1 > /dev/null 2> "$WORK/err2"
+	rc=$?
+	if [ $rc -ne 0 ]; then why "default set: exit $rc: $(first_line "$WORK/err2")"; return 1; fi
+}
+t_psi_off_bpf() { psi_off bpf; }
+t_psi_off_text() { psi_off text; }
+
 # ---------------------------------------------------------------- main
 
 # run_test starts each test as "run-tests.sh --one FUNCTION" in its own session.
@@ -770,6 +794,11 @@ fallback)
 	run_test collectd_auto_text t_collectd_auto_text
 	run_test unknown_stat t_unknown_stat
 	;;
+psi_off)
+	run_test tree_50 t_tree_small
+	run_test psi_off_bpf t_psi_off_bpf
+	run_test psi_off_text t_psi_off_text
+	;;
 bench)
 	run_test bench t_bench
 	run_test bench_churn t_bench_churn
@@ -777,7 +806,7 @@ bench)
 	run_test bench_soak t_bench_soak
 	;;
 *)
-	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bench)"
+	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|psi_off|bench)"
 	FAILED=$((FAILED + 1))
 	;;
 esac
