@@ -14,7 +14,15 @@
 #                          KERNEL:SET runs another guest set on KERNEL
 #                          (bench/run.sh uses kfunc:bench)
 #   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
-#   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh)
+#   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh);
+#                          a DEST given twice gets the later SRC (e.g.
+#                          another rules file at /vmtest/memcg_bpf.rules.yml)
+#   MEMCG_BPF_VM_RECEIVERS the receivers put into the initramfs, from
+#                          tests/sender/fetch-receivers.sh (Debian sid,
+#                          cached): "prometheus" (default; the OOM alert
+#                          test), bench/run.sh adds "victoria-metrics";
+#                          packaging/dashboard/memcg_bpf.rules.yml always
+#                          goes to /vmtest/memcg_bpf.rules.yml
 #   MEMCG_BPF_VM_MEM       guest RAM in MiB (1024)
 #   COLLECTD, COLLECTD_PLUGINS, TYPESDB  the collectd daemon, its plugin dir
 #                          and types.db put into the guest at their Debian
@@ -63,8 +71,28 @@ echo "vm: fetching kernels"
 "$here/fetch-kernels.sh" > "$LOGDIR/kernels.txt" || die "cannot get the kernels (see above)"
 cat "$LOGDIR/kernels.txt"
 
+# The shipped rules (the OOM alert test loads them into Prometheus).
+files="$here/../../packaging/dashboard/memcg_bpf.rules.yml=/vmtest/memcg_bpf.rules.yml"
+
+# The receivers: Prometheus, VictoriaMetrics (Debian sid, unpacked, cached).
+programs=${MEMCG_BPF_VM_PROGRAMS:-}
+want=${MEMCG_BPF_VM_RECEIVERS-prometheus}
+if [ -n "$want" ]; then
+	if receivers=$("$here/../sender/fetch-receivers.sh" 2> "$LOGDIR/receivers.log"); then
+		for r in $want; do
+			p=$(echo "$receivers" | awk -v r="$r" '$1 == r { print $3 }')
+			if [ -n "$p" ]; then
+				programs="$programs $p"
+			else
+				echo "vm: tests/sender/fetch-receivers.sh offers no $r: the tests that need it will fail"
+			fi
+		done
+	else
+		echo "vm: no receivers (tests/sender/fetch-receivers.sh: $(tail -n 1 "$LOGDIR/receivers.log")): the tests that need $want will fail"
+	fi
+fi
+
 # The real collectd daemon with the built plugin, at the paths Debian uses.
-files=${MEMCG_BPF_VM_FILES:-}
 plugin_so=$BUILDDIR/.libs/memcg_bpf.so
 if [ ! -f "$plugin_so" ]; then
 	echo "vm: $plugin_so not built (no collectd-dev?): the guest's collectd tests will skip"
@@ -90,10 +118,12 @@ else
 		sed 's/^/  /' "$LOGDIR/bench_sink.log"
 	fi
 fi
+# the caller's files last: a DEST given twice gets the later SRC
+files="$files ${MEMCG_BPF_VM_FILES:-}"
 
 initrd=$LOGDIR/initramfs.cpio.gz
 # shellcheck disable=SC2086
-MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" ${MEMCG_BPF_VM_PROGRAMS:-} ||
+MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" $programs ||
 	die "cannot build the initramfs"
 
 total_pass=0
