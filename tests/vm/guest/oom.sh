@@ -69,12 +69,12 @@ oom_victim() {
 # the subtree_control of ROOT and of every one but the last (a process can
 # only join a cgroup that does not enable it).
 mkpath() {
-	d=$1
+	mp=$1
 	shift
 	for n in "$@"; do
-		enable_memory "$d" || return 1
-		d=$d/$n
-		[ -d "$d" ] || mkdir "$d" || { why "mkdir $d failed"; return 1; }
+		enable_memory "$mp" || return 1
+		mp=$mp/$n
+		[ -d "$mp" ] || mkdir "$mp" || { why "mkdir $mp failed"; return 1; }
 	done
 }
 

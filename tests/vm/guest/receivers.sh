@@ -32,20 +32,20 @@ wait_health() {
 prom_start() {
 	[ -z "$PROM_PID" ] || return 0
 	command -v prometheus >/dev/null || { why "prometheus is not in the initramfs (tests/vm/run.sh, MEMCG_BPF_VM_RECEIVERS)"; return 1; }
-	d=$WORK/prom
-	mkdir -p "$d"
+	pd=$WORK/prom # (not d: the callers' variable)
+	mkdir -p "$pd"
 	# Rule groups are evaluated every second instead of at the group's
 	# interval (make packagecheck does the same, at 2 s); their [5m]
 	# windows stay as shipped.
 	if [ -n "${1:-}" ]; then
 		[ -f "$1" ] || { why "no rules file $1 in the initramfs"; return 1; }
-		sed 's/^\([[:space:]]*interval:[[:space:]]*\).*$/\11s/' "$1" > "$d/rules.yml"
+		sed 's/^\([[:space:]]*interval:[[:space:]]*\).*$/\11s/' "$1" > "$pd/rules.yml"
 		printf 'global:\n  scrape_interval: 1h\n  evaluation_interval: 1s\nrule_files:\n  - %s\n' \
-			"$d/rules.yml" > "$d/prometheus.yml"
+			"$pd/rules.yml" > "$pd/prometheus.yml"
 	else
-		printf 'global:\n  scrape_interval: 1h\n' > "$d/prometheus.yml"
+		printf 'global:\n  scrape_interval: 1h\n' > "$pd/prometheus.yml"
 	fi
-	prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/data" \
+	prometheus --config.file="$pd/prometheus.yml" --storage.tsdb.path="$pd/data" \
 		--web.listen-address=127.0.0.1:9090 --web.enable-remote-write-receiver \
 		--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest \
 		--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request \
@@ -53,9 +53,9 @@ prom_start() {
 	PROM_PID=$!
 	wait_health "$PROM_URL/-/ready" "$PROM_PID" prometheus || return 1
 	[ -z "${1:-}" ] && return 0
-	# the rules loaded: one group at least, and no load error logged
-	wget -q -O - "$PROM_URL/api/v1/rules" > "$d/rules.json" 2>/dev/null
-	if ! grep -q '"groups":\[{' "$d/rules.json"; then
+	# the rules loaded: at least one group (a broken file stops Prometheus)
+	wget -q -O - "$PROM_URL/api/v1/rules" > "$pd/rules.json" 2>/dev/null
+	if ! grep -q '"groups":\[{' "$pd/rules.json"; then
 		why "Prometheus loaded no rule group from $1: $(tail -n 3 "$WORK/prometheus.log" | tr '\n' ' ' | cut -c 1-200)"
 		return 1
 	fi
