@@ -221,6 +221,9 @@ oom_alert_run() {
 	f_full=$(pressure_total "$c/memory.pressure" full)
 	info "$OOM_CG query API: usage ${usage:-none} limit ${limit:-none} usage/limit ${ratio:-none} working_set ${ws:-none} pressure some ${some:-none}s full ${full:-none}s"
 	info "$OOM_CG files: memory.current $f_cur memory.max $f_max inactive_file $f_inactive pressure some ${f_some}us full ${f_full}us"
+	# The guest has no disk: its page cache is tmpfs (shmem, on the anon
+	# lists), so inactive_file is 0 and the working set equals usage here.
+	[ "$f_inactive" != 0 ] || info "inactive_file is 0 (no disk-backed page cache in the guest): working set = usage here"
 
 	# every check, then one verdict
 	bad=
