@@ -39,6 +39,10 @@
 #   MEMCG_BPF_VM_LOGDIR    logs (default $MEMCG_BPF_BUILDDIR/vm-logs)
 #   QEMU                   qemu-system-x86_64
 #
+# Each guest gets an empty 64 MiB scratch disk (NVMe: its driver and ext4
+# are built into Debian's cloud kernels, unlike virtio-blk): a filesystem
+# with a real page cache (tmpfs pages are shmem, on the anon LRU lists).
+#
 # Each guest prints "VMTEST ..." lines (see guest/lib.sh) on a second serial
 # port; the console goes to vm-logs/<kernel>.console.log. Fails when a test
 # fails, when a guest never says DONE (crash, hang, timeout) or when no test
@@ -136,6 +140,7 @@ boot() {
 	console=$LOGDIR/$name.console.log
 	proto=$LOGDIR/$name.vmtest.log
 	data=$LOGDIR/$name.data.log
+	scratch=$LOGDIR/$name.scratch.img
 	rm -f "$console" "$proto" "$proto.clean" "$data"
 	: > "$proto"
 	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
@@ -155,10 +160,14 @@ boot() {
 	for try in 1 2; do
 		: > "$proto"
 		: > "$data"
+		rm -f "$scratch"
+		truncate -s 64M "$scratch"
 		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 \
 			-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 			-display none -monitor none -no-reboot -nodefaults \
-			-serial "file:$console" -serial "file:$proto" -serial "file:$data" </dev/null &
+			-serial "file:$console" -serial "file:$proto" -serial "file:$data" \
+			-drive "file=$scratch,if=none,id=scratch,format=raw" -device nvme,serial=vmtest,drive=scratch \
+			</dev/null &
 		qpid=$!
 		# Show the protocol lines as they arrive.
 		tail -n +1 -f --pid=$qpid "$proto" 2>/dev/null | tr -d '\r' | grep --line-buffered '^VMTEST ' | sed -u 's/^/  /' &
@@ -173,6 +182,7 @@ boot() {
 		echo "vm: $name: the kernel panicked while booting, before any test ran (see $console.panic); booting again"
 	done
 	secs=$(($(date +%s) - start))
+	rm -f "$scratch"
 
 	tr -d '\r' < "$proto" | grep '^VMTEST ' > "$proto.clean"
 	kver=$(sed -n 's/^VMTEST KERNEL //p' "$proto.clean" | head -n 1)
