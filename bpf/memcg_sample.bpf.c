@@ -7,6 +7,7 @@
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "memcg_kfuncs.h"
@@ -19,6 +20,8 @@ const volatile __u32 nr_reads = 0;
 const volatile struct memcg_read reads[MEMCG_SAMPLE_MAX_READS] = {};
 const volatile __u32 capacity = 0;   /* max_entries of records */
 const volatile int max_depth = -1;   /* < 0: unlimited */
+const volatile __u64 page_size = 4096;
+const volatile __u64 counter_max = 0; /* PAGE_COUNTER_MAX: LONG_MAX / page_size */
 
 /* Per walk; user space zeroes them before each walk. */
 __u64 nr_records = 0;   /* memory cgroups found (may exceed capacity) */
@@ -35,15 +38,95 @@ struct {
 	__uint(max_entries, 1);                          /* set at load */
 } records SEC(".maps");
 
-/*
- * The root of the hierarchy has memory.stat but no memory.current nor
- * memory.events files (cgroup v2 keeps no page counter events for it), so
- * its usage and memory.events counters are not read: both backends give the
- * same set of values for it.
- */
-static __always_inline __u64 read_one(struct mem_cgroup *memcg, __u32 kind, __u32 index, bool is_root)
+/* A page counter's field as its file prints it: bytes, or "max" (MEMCG_READ_UNLIMITED). */
+static __always_inline __u64 read_page_counter(struct mem_cgroup *memcg, __u32 which)
 {
-	if (is_root && (kind == MEMCG_READ_USAGE || kind == MEMCG_READ_MEMORY_EVENT))
+	struct page_counter *pc = (which >> 8) == MEMCG_COUNTER_SWAP ? &memcg->swap : &memcg->memory;
+	unsigned long pages;
+
+	switch (which & 0xff) {
+	case MEMCG_FIELD_USAGE:
+		return (__u64)BPF_CORE_READ(pc, usage.counter) * page_size;
+	case MEMCG_FIELD_WATERMARK:
+		return (__u64)BPF_CORE_READ(pc, watermark) * page_size;
+	case MEMCG_FIELD_MAX:
+		pages = BPF_CORE_READ(pc, max);
+		break;
+	case MEMCG_FIELD_HIGH:
+		pages = BPF_CORE_READ(pc, high);
+		break;
+	case MEMCG_FIELD_LOW:
+		pages = BPF_CORE_READ(pc, low);
+		break;
+	case MEMCG_FIELD_MIN:
+		pages = BPF_CORE_READ(pc, min);
+		break;
+	default:
+		return MEMCG_READ_INVALID;
+	}
+	return pages >= counter_max ? MEMCG_READ_UNLIMITED : (__u64)pages * page_size;
+}
+
+static __always_inline __u64 read_event_local(struct mem_cgroup *memcg, __u32 index)
+{
+	long v;
+
+	if (bpf_core_read(&v, sizeof(v), &memcg->memory_events_local[index]))
+		return MEMCG_READ_INVALID;
+	return v;
+}
+
+/*
+ * The stall total memory.pressure prints, in µs. The file aggregates the
+ * per-CPU times when it is read; the kernel's PSI worker does the same every
+ * 2 s while the group is busy, so this may be up to that much behind.
+ */
+/*
+ * The kernel declares u64 total[NR_PSI_AGGREGATORS][NR_PSI_STATES - 1];
+ * some BTF encoders flatten it to one dimension, and CO-RE only matches an
+ * array against one of the same nesting. Row-major either way: user space
+ * gives the flat index.
+ */
+struct psi_group___nested {
+	__u64 total[2][6];
+} __attribute__((preserve_access_index));
+
+struct psi_group___flat {
+	__u64 total[12];
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
+{
+	const char *psi;
+	__u32 offset;
+	__u64 ns;
+
+	if (!bpf_core_field_exists(cgrp->psi))
+		return MEMCG_READ_INVALID;
+	psi = (const char *)BPF_CORE_READ(cgrp, psi);
+	if (!psi)	/* PSI is off */
+		return MEMCG_READ_INVALID;
+	if (bpf_core_field_exists(struct psi_group___nested, total))
+		offset = bpf_core_field_offset(struct psi_group___nested, total);
+	else if (bpf_core_field_exists(struct psi_group___flat, total))
+		offset = bpf_core_field_offset(struct psi_group___flat, total);
+	else
+		return MEMCG_READ_INVALID;
+	if (bpf_probe_read_kernel(&ns, sizeof(ns), psi + offset + index * sizeof(__u64)))
+		return MEMCG_READ_INVALID;
+	return ns / 1000;
+}
+
+/*
+ * The root of the hierarchy has memory.stat but none of the other files
+ * (cgroup v2 keeps no page counter or events for it; its memory.pressure is
+ * the whole system's), so only its memory.stat values are read: both
+ * backends give the same set of values for it.
+ */
+static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *memcg, __u32 kind, __u32 index,
+				      bool is_root)
+{
+	if (is_root && kind != MEMCG_READ_PAGE_STATE && kind != MEMCG_READ_VM_EVENT)
 		return MEMCG_READ_INVALID;
 	switch (kind) {
 	case MEMCG_READ_PAGE_STATE:
@@ -54,6 +137,12 @@ static __always_inline __u64 read_one(struct mem_cgroup *memcg, __u32 kind, __u3
 		return bpf_mem_cgroup_usage(memcg);
 	case MEMCG_READ_MEMORY_EVENT:
 		return bpf_mem_cgroup_memory_events(memcg, index);
+	case MEMCG_READ_EVENT_LOCAL:
+		return read_event_local(memcg, index);
+	case MEMCG_READ_PAGE_COUNTER:
+		return read_page_counter(memcg, index);
+	case MEMCG_READ_PRESSURE:
+		return read_pressure(cgrp, index);
 	}
 	return MEMCG_READ_INVALID;
 }
@@ -109,7 +198,7 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;
-		rec->values[i] = read_one(memcg, reads[i].kind, reads[i].index, cgrp->level == 0);
+		rec->values[i] = read_one(cgrp, memcg, reads[i].kind, reads[i].index, cgrp->level == 0);
 	}
 put_memcg:
 	bpf_put_mem_cgroup(memcg);

@@ -25,7 +25,29 @@ enum memcg_read_kind {
 	MEMCG_READ_VM_EVENT = 1,     /* bpf_mem_cgroup_vm_events(memcg, index) */
 	MEMCG_READ_USAGE = 2,        /* bpf_mem_cgroup_usage(memcg) */
 	MEMCG_READ_MEMORY_EVENT = 3, /* bpf_mem_cgroup_memory_events(memcg, index) */
+	/* CO-RE reads of struct mem_cgroup and struct cgroup, no kfunc: */
+	MEMCG_READ_EVENT_LOCAL = 4,  /* memcg->memory_events_local[index] (memory.events.local) */
+	MEMCG_READ_PAGE_COUNTER = 5, /* index = MEMCG_COUNTER_READ(counter, field), in bytes */
+	MEMCG_READ_PRESSURE = 6,     /* cgrp->psi->total[] at flat index, in µs (memory.pressure) */
 };
+
+/* The page counters of struct mem_cgroup a MEMCG_READ_PAGE_COUNTER reads. */
+enum memcg_counter {
+	MEMCG_COUNTER_MEMORY = 0, /* memcg->memory */
+	MEMCG_COUNTER_SWAP = 1,   /* memcg->swap */
+};
+
+/* Which field: the files memory.current/.max/.high/.low/.min/.peak print. */
+enum memcg_counter_field {
+	MEMCG_FIELD_USAGE = 0,
+	MEMCG_FIELD_MAX = 1,
+	MEMCG_FIELD_HIGH = 2,
+	MEMCG_FIELD_LOW = 3,
+	MEMCG_FIELD_MIN = 4,
+	MEMCG_FIELD_WATERMARK = 5,
+};
+
+#define MEMCG_COUNTER_READ(counter, field) ((__u32)(counter) << 8 | (__u32)(field))
 
 struct memcg_read {
 	__u32 kind;
@@ -34,6 +56,8 @@ struct memcg_read {
 
 /* What the kfuncs return for an index the kernel does not track. */
 #define MEMCG_READ_INVALID ((__u64)-1)
+/* A limit at the page counter's maximum: "max" in the file (SAMPLE_VALUE_UNLIMITED). */
+#define MEMCG_READ_UNLIMITED ((__u64)-2)
 
 /*
  * Room for a kernfs name and its NUL: the VFS caps a name at NAME_MAX (255)

@@ -63,20 +63,52 @@ static void usage(FILE *out)
 		STAT_DEFAULT_LIST);
 }
 
+/* Where cgroup v1 has the stat: "file:key" for keyed files, the file otherwise, "-" for none. */
+static void v1_source(const struct stat_def *def, char *buf, size_t len)
+{
+	const char *file = stat_file_name(def->file, 1);
+
+	if (!stat_on_version(def, 1))
+		snprintf(buf, len, "-");
+	else if (def->file == STAT_FILE_DERIVED)
+		snprintf(buf, len, "(derived)");
+	else if (def->file == STAT_FILE_MEMORY_STAT)
+		snprintf(buf, len, "total_%s", def->v1_name);
+	else if (stat_file_format(def->file) == STAT_FORMAT_KEYED)
+		snprintf(buf, len, "%s:%s", file, def->v1_name);
+	else
+		snprintf(buf, len, "%s", file);
+}
+
 static void list_stats(void)
 {
 	size_t n;
 	const struct stat_def *cat = stat_catalog(&n);
-	static const char *const files[] = { "memory.stat", "memory.current", "memory.events" };
+	static const char *const units[] = {
+		[STAT_UNIT_BYTES] = "bytes", [STAT_UNIT_COUNT] = "count", [STAT_UNIT_MICROSECONDS] = "us",
+	};
+	char v1[64], kernel[128];
 
-	printf("%-26s %-6s %-8s %-15s %-22s %s\n", "STAT", "UNIT", "TYPE", "FILE", "V1", "KERNEL");
+	printf("%-22s %-5s %-7s %-7s %-19s %-30s %s\n", "STAT", "UNIT", "TYPE", "SCOPE", "FILE", "V1",
+	       "KERNEL");
 	for (size_t i = 0; i < n; i++) {
-		printf("%-26s %-6s %-8s %-15s %-22s %s%s%s\n", cat[i].name,
-		       cat[i].unit == STAT_UNIT_BYTES ? "bytes" : "count",
-		       cat[i].type == STAT_GAUGE ? "gauge" : "counter", files[cat[i].file],
-		       cat[i].v1_name ? cat[i].v1_name : "-",
-		       cat[i].kernel[0] ? cat[i].kernel[0] : "(memory.current)",
-		       cat[i].kernel[1] ? " | " : "", cat[i].kernel[1] ? cat[i].kernel[1] : "");
+		const struct stat_def *d = &cat[i];
+		const char *file = stat_file_name(d->file, 2);
+
+		v1_source(d, v1, sizeof(v1));
+		if (d->file == STAT_FILE_DERIVED)
+			snprintf(kernel, sizeof(kernel), "%s - %s", d->inputs[0], d->inputs[1]);
+		else if (!d->kernel[0])
+			snprintf(kernel, sizeof(kernel), "(page counter)");
+		else
+			snprintf(kernel, sizeof(kernel), "%s%s%s", d->kernel[0], d->kernel[1] ? " | " : "",
+				 d->kernel[1] ? d->kernel[1] : "");
+		if (d->file == STAT_FILE_USAGE)
+			snprintf(kernel, sizeof(kernel), "(memory.current)");
+		printf("%-22s %-5s %-7s %-7s %-19s %-30s %s\n", d->name, units[d->unit],
+		       d->type == STAT_GAUGE ? "gauge" : "counter",
+		       d->scope == STAT_SCOPE_LOCAL ? "local" : "subtree",
+		       file ? file : d->file == STAT_FILE_DERIVED ? "(derived)" : "-", v1, kernel);
 	}
 }
 
@@ -174,6 +206,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		mb_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	o->sampler.default_stats = !stats || !*stats;
 	err = stat_parse_list(stats, o->stats, ARRAY_SIZE(o->stats),
 			      &o->sampler.nr_stats);
 	if (err)
@@ -215,8 +248,11 @@ static void print_json(const struct sample_table *t, long sample, const char *ba
 		for (size_t c = 0; c < t->nr_stats; c++) {
 			if (row->values[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			printf("%s\"%s\":%llu", first ? "" : ",", t->stats[c]->name,
-			       (unsigned long long)row->values[c]);
+			if (row->values[c] == SAMPLE_VALUE_UNLIMITED) /* as the kernel prints it */
+				printf("%s\"%s\":\"max\"", first ? "" : ",", t->stats[c]->name);
+			else
+				printf("%s\"%s\":%llu", first ? "" : ",", t->stats[c]->name,
+				       (unsigned long long)row->values[c]);
 			first = false;
 		}
 		printf("}}\n");
@@ -250,6 +286,8 @@ static void print_table(const struct sample_table *t)
 
 			if (row->values[c] == SAMPLE_VALUE_MISSING)
 				printf(" %*s", width, "-");
+			else if (row->values[c] == SAMPLE_VALUE_UNLIMITED)
+				printf(" %*s", width, "max");
 			else
 				printf(" %*llu", width, (unsigned long long)row->values[c]);
 		}

@@ -628,6 +628,7 @@ int plugin_config_finish(struct plugin_config *c)
 	if (c->errors)
 		return -EINVAL;
 	if (c->nr_stats == 0) {
+		c->default_stats = true;
 		err = stat_parse_list(STAT_DEFAULT_LIST, c->stats, PLUGIN_CONFIG_MAX_STATS, &c->nr_stats);
 		if (err) {
 			c->errors++;
@@ -655,6 +656,7 @@ void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_op
 	opts->stats = (const struct stat_def **)c->stats;
 	opts->nr_stats = c->nr_stats;
 	opts->strict_stats = false;
+	opts->default_stats = c->default_stats;
 }
 
 void plugin_config_free(struct plugin_config *c)

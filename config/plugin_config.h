@@ -46,6 +46,7 @@ struct plugin_config {
 	const struct stat_def *stats[PLUGIN_CONFIG_MAX_STATS];
 	size_t nr_stats;                /* 0 until Stat is given or finish() picks the default */
 	struct cgroup_filter *filter;   /* Cgroup patterns */
+	bool default_stats;             /* no Stat given: the default set */
 	bool ignore_selected;
 	int max_depth;                  /* < 0: unlimited */
 	bool include_root;

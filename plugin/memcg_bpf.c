@@ -192,7 +192,7 @@ static size_t dispatch_row(struct mb_instance *inst, const struct sample_row *ro
 			dispatch_one(inst, "derive", def->name, DS_TYPE_DERIVE, 0, (derive_t)v);
 		else
 			dispatch_one(inst, def->unit == STAT_UNIT_BYTES ? "bytes" : "gauge", def->name,
-				     DS_TYPE_GAUGE, (double)v, 0);
+				     DS_TYPE_GAUGE, sample_value(def, v), 0);
 		sent++;
 	}
 	return sent;
@@ -217,7 +217,7 @@ static size_t dispatch_row_as_list(struct mb_instance *inst, const struct sample
 				return dispatch_row(inst, row);
 			inst->row_values[c].derive = (derive_t)v;
 		} else {
-			inst->row_values[c].gauge = v == SAMPLE_VALUE_MISSING ? NAN : (gauge_t)v;
+			inst->row_values[c].gauge = v == SAMPLE_VALUE_MISSING ? NAN : sample_value(t->stats[c], v);
 		}
 		sent += v != SAMPLE_VALUE_MISSING;
 	}

@@ -383,3 +383,23 @@ int memory_stat_parse_u64(const char *buf, size_t len, uint64_t *value)
 		len--;
 	return value_errno(parse_digits(buf, buf + len, value));
 }
+
+int memory_stat_parse_pressure(const char *buf, size_t len, const char *kind, uint64_t *total_us)
+{
+	const char *pos = buf, *end = buf + len;
+	size_t klen = strlen(kind);
+
+	while (pos < end) {
+		const char *eol = line_end(pos, end), *p;
+
+		if ((size_t)(eol - pos) > klen && pos[klen] == ' ' && memcmp(pos, kind, klen) == 0) {
+			/* the last field; "total=" cannot start inside an avgN= value */
+			for (p = pos + klen; p + 6 <= eol; p++)
+				if (p[-1] == ' ' && memcmp(p, "total=", 6) == 0)
+					return value_errno(parse_digits(p + 6, eol, total_us));
+			return -EINVAL;
+		}
+		pos = eol + 1;
+	}
+	return -ENOENT;
+}

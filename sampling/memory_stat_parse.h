@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Parsers for cgroupfs text: "name value\n" files (memory.stat,
- * memory.events, v1 memory.oom_control) and single-number files
- * (memory.current, v1 memory.usage_in_bytes).
+ * memory.events, v1 memory.oom_control), single-number files
+ * (memory.current, v1 memory.usage_in_bytes) and PSI files (memory.pressure).
  *
  * A parser is made once for a list of wanted field names and reused for
  * every cgroup: it remembers at which line each wanted field was found and
@@ -54,5 +54,13 @@ int memory_stat_find(const char *buf, size_t len, const char *name, uint64_t *va
  * newline. Returns 0, -EINVAL or -ERANGE.
  */
 int memory_stat_parse_u64(const char *buf, size_t len, uint64_t *value);
+
+/*
+ * Reads the total stall time of line @kind ("some" or "full") of a PSI
+ * file (memory.pressure: "some avg10=0.00 avg60=0.00 avg300=0.00 total=N"),
+ * in microseconds as the kernel prints it. Returns 0, -ENOENT (no such
+ * line), -EINVAL (no total= number) or -ERANGE.
+ */
+int memory_stat_parse_pressure(const char *buf, size_t len, const char *kind, uint64_t *total_us);
 
 #endif

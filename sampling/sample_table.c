@@ -1,14 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sampling/sample_table.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats)
+void sample_table_init_hidden(struct sample_table *t, const struct stat_def **stats, size_t nr_stats,
+			      size_t nr_columns)
 {
 	memset(t, 0, sizeof(*t));
 	t->stats = stats;
 	t->nr_stats = nr_stats;
+	t->nr_columns = nr_columns > nr_stats ? nr_columns : nr_stats;
+}
+
+void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats)
+{
+	sample_table_init_hidden(t, stats, nr_stats, nr_stats);
+}
+
+double sample_value(const struct stat_def *def, uint64_t v)
+{
+	if (v == SAMPLE_VALUE_UNLIMITED)
+		return INFINITY;
+	if (def && def->unit == STAT_UNIT_MICROSECONDS)
+		return (double)v / 1e6;
+	return (double)v;
 }
 
 void sample_table_reset(struct sample_table *t)
@@ -30,7 +47,7 @@ static int grow_rows(struct sample_table *t)
 	if (!rows)
 		return -1;
 	t->rows = rows;
-	values = realloc(t->value_buf, cap * (t->nr_stats ? t->nr_stats : 1) * sizeof(*values));
+	values = realloc(t->value_buf, cap * (t->nr_columns ? t->nr_columns : 1) * sizeof(*values));
 	if (!values)
 		return -1;
 	t->value_buf = values;
@@ -65,7 +82,7 @@ static int store_path(struct sample_table *t, const char *path, size_t *offset)
 static void repoint_rows(struct sample_table *t)
 {
 	for (size_t i = 0; i < t->nr_rows; i++) {
-		t->rows[i].values = t->value_buf + i * t->nr_stats;
+		t->rows[i].values = t->value_buf + i * t->nr_columns;
 		t->rows[i].path = t->path_buf + t->rows[i].path_offset;
 	}
 }
@@ -90,9 +107,9 @@ struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, 
 		repoint_rows(t);
 	else {
 		row->path = t->path_buf + offset;
-		row->values = t->value_buf + (t->nr_rows - 1) * t->nr_stats;
+		row->values = t->value_buf + (t->nr_rows - 1) * t->nr_columns;
 	}
-	for (size_t i = 0; i < t->nr_stats; i++)
+	for (size_t i = 0; i < t->nr_columns; i++)
 		row->values[i] = SAMPLE_VALUE_MISSING;
 	return row;
 }

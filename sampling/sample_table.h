@@ -14,6 +14,8 @@
 #include "sampling/stat_catalog.h"
 
 #define SAMPLE_VALUE_MISSING UINT64_MAX
+/* A limit set to "max": shipped as +Inf (sample_value()). */
+#define SAMPLE_VALUE_UNLIMITED (UINT64_MAX - 1)
 
 struct sample_row {
 	uint64_t cgroup_id;
@@ -26,6 +28,7 @@ struct sample_row {
 struct sample_table {
 	size_t nr_stats;
 	const struct stat_def **stats; /* the columns, borrowed from the sampler */
+	size_t nr_columns;             /* nr_stats, then the inputs of derived stats nobody asked for */
 	size_t nr_rows;
 	struct sample_row *rows;
 
@@ -42,6 +45,12 @@ struct sample_table {
 };
 
 void sample_table_init(struct sample_table *t, const struct stat_def **stats, size_t nr_stats);
+/*
+ * Like sample_table_init(), with @nr_columns >= @nr_stats values per row:
+ * the columns past nr_stats are sampled but not shown (stats[nr_stats..]).
+ */
+void sample_table_init_hidden(struct sample_table *t, const struct stat_def **stats, size_t nr_stats,
+			      size_t nr_columns);
 /* Empties the table, keeping its storage. */
 void sample_table_reset(struct sample_table *t);
 /*
@@ -49,6 +58,12 @@ void sample_table_reset(struct sample_table *t);
  * on ENOMEM. Row pointers stay valid until the next add or reset.
  */
 struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, const char *path, int depth);
+/*
+ * A value as shipped: bytes and counts as they are, microseconds in
+ * seconds, SAMPLE_VALUE_UNLIMITED as +Inf. Not for SAMPLE_VALUE_MISSING.
+ */
+double sample_value(const struct stat_def *def, uint64_t v);
+
 /* Frees the storage; safe on a zeroed or already freed table. */
 void sample_table_free(struct sample_table *t);
 

@@ -21,14 +21,96 @@ DEFINE_NAME_TABLE(sampler_backend, enum sampler_backend, backend_names)
 
 int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
 {
-	if (s->strict_stats) {
+	bool shown = i < s->nr_shown;
+
+	if (shown && s->strict_stats) {
 		mb_err("stat '%s' is not available: %s", s->stats[i]->name, why);
 		return -ENOENT;
 	}
-	mb_warn("stat '%s' is not sampled: %s", s->stats[i]->name, why);
+	if (shown)
+		mb_log(s->quiet_drops ? LOG_NOTICE : LOG_WARNING, "stat '%s' is not sampled: %s",
+		       s->stats[i]->name, why);
 	memmove(&s->stats[i], &s->stats[i + 1], (s->nr_stats - i - 1) * sizeof(s->stats[0]));
 	s->nr_stats--;
+	s->nr_shown -= shown;
 	return 0;
+}
+
+static size_t column_of(const struct sampler *s, const char *name)
+{
+	for (size_t c = 0; c < s->nr_stats; c++)
+		if (strcmp(s->stats[c]->name, name) == 0)
+			return c;
+	return SIZE_MAX;
+}
+
+/* The requested stats, then the inputs of derived ones that were not requested. */
+static void select_columns(struct sampler *s, const struct sampler_opts *opts)
+{
+	if (opts->nr_stats)
+		memcpy(s->stats, opts->stats, opts->nr_stats * sizeof(s->stats[0]));
+	s->nr_stats = s->nr_shown = opts->nr_stats;
+	for (size_t i = 0; i < opts->nr_stats; i++) {
+		const struct stat_def *def = opts->stats[i];
+
+		for (size_t k = 0; k < STAT_MAX_INPUTS && def->inputs[k]; k++)
+			if (column_of(s, def->inputs[k]) == SIZE_MAX)
+				s->stats[s->nr_stats++] = stat_lookup(def->inputs[k]);
+	}
+}
+
+/* Finds the input columns of every derived stat; drops those missing an input. */
+static int bind_derived(struct sampler *s)
+{
+	char why[128];
+	size_t c = 0;
+	int err;
+
+	s->nr_derived = 0;
+	while (c < s->nr_shown) {
+		const struct stat_def *def = s->stats[c];
+		struct derived_column *d = &s->derived[s->nr_derived];
+		const char *lacking = NULL;
+
+		if (def->file != STAT_FILE_DERIVED) {
+			c++;
+			continue;
+		}
+		d->column = c;
+		for (size_t k = 0; k < STAT_MAX_INPUTS && def->inputs[k] && !lacking; k++) {
+			d->input[k] = column_of(s, def->inputs[k]);
+			if (d->input[k] == SIZE_MAX)
+				lacking = def->inputs[k];
+		}
+		if (!lacking) {
+			s->nr_derived++;
+			c++;
+			continue;
+		}
+		snprintf(why, sizeof(why), "it is computed from '%s', which is not sampled", lacking);
+		err = sampler_drop_stat(s, c, why);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* working_set = usage - inactive_file, floored at 0, as cAdvisor and the kubelet compute it. */
+static void compute_derived(const struct sampler *s, struct sample_table *t)
+{
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		uint64_t *v = t->rows[r].values;
+
+		for (size_t k = 0; k < s->nr_derived; k++) {
+			const struct derived_column *d = &s->derived[k];
+			uint64_t usage = v[d->input[0]], inactive = v[d->input[1]];
+
+			if (usage == SAMPLE_VALUE_MISSING || inactive == SAMPLE_VALUE_MISSING)
+				v[d->column] = SAMPLE_VALUE_MISSING;
+			else
+				v[d->column] = usage > inactive ? usage - inactive : 0;
+		}
+	}
 }
 
 /* Runs @ops->open (backend @backend) on a fresh copy of the requested stats. */
@@ -37,13 +119,13 @@ static int try_backend(struct sampler *s, enum sampler_backend backend, const st
 {
 	int err;
 
-	if (opts->nr_stats)
-		memcpy(s->stats, opts->stats, opts->nr_stats * sizeof(s->stats[0]));
-	s->nr_stats = opts->nr_stats;
+	select_columns(s, opts);
 	s->ops = ops;
 	s->backend = backend;
 	why[0] = '\0';
 	err = ops->open(s, why, why_len);
+	if (!err)
+		err = bind_derived(s);
 	if (err) {
 		ops->close(s);
 		s->priv = NULL;
@@ -89,13 +171,16 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->stats = calloc(opts->nr_stats ? opts->nr_stats : 1, sizeof(s->stats[0]));
-	if (!s->stats) {
+	/* room for every input of every derived stat */
+	s->stats = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + 1, sizeof(s->stats[0]));
+	s->derived = calloc(opts->nr_stats + 1, sizeof(s->derived[0]));
+	if (!s->stats || !s->derived) {
 		err = -ENOMEM;
 		goto free_sampler;
 	}
 	s->max_depth = opts->max_depth;
 	s->strict_stats = opts->strict_stats;
+	s->quiet_drops = opts->default_stats;
 	err = cgroup_mount_resolve(opts->cgroup_root ? opts->cgroup_root : "/sys/fs/cgroup", &s->mount);
 	if (err)
 		goto free_sampler;
@@ -103,7 +188,7 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	if (err)
 		goto free_sampler;
 	/* no stats requested is a bare walk (the benchmark's baseline) */
-	if (s->nr_stats == 0 && opts->nr_stats > 0) {
+	if (s->nr_shown == 0 && opts->nr_stats > 0) {
 		mb_err("none of the selected stats is available on this kernel");
 		err = -ENOENT;
 		goto close_backend;
@@ -115,19 +200,25 @@ close_backend:
 	s->ops->close(s);
 free_sampler:
 	free(s->stats);
+	free(s->derived);
 	free(s);
 	return err;
 }
 
 void sampler_table_init(const struct sampler *s, struct sample_table *t)
 {
-	sample_table_init(t, s->stats, s->nr_stats);
+	sample_table_init_hidden(t, s->stats, s->nr_shown, s->nr_stats);
 }
 
 int sampler_sample(struct sampler *s, struct sample_table *t)
 {
+	int err;
+
 	sample_table_reset(t);
-	return s->ops->sample(s, t);
+	err = s->ops->sample(s, t);
+	if (!err)
+		compute_derived(s, t);
+	return err;
 }
 
 enum sampler_backend sampler_backend_used(const struct sampler *s)
@@ -142,5 +233,6 @@ void sampler_close(struct sampler *s)
 	if (s->ops)
 		s->ops->close(s);
 	free(s->stats);
+	free(s->derived);
 	free(s);
 }

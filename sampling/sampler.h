@@ -3,7 +3,9 @@
  * The sampler: fills a sample_table with the selected stats of every cgroup
  * below a root. Two backends produce the same table:
  *   bpf  - a sleepable cgroup iterator calling the memcg kfuncs (Linux >= 7.0)
- *   text - memory.stat, memory.current and memory.events (cgroup v2 or v1)
+ *   text - memory.stat and the other memory.* files (cgroup v2 or v1)
+ * Derived stats (working_set) are computed here from their inputs, which
+ * are sampled as hidden columns when nobody asked for them.
  * "auto" picks bpf when the kernel has the kfuncs and the program loads,
  * text otherwise, and logs one line saying which and why.
  */
@@ -29,6 +31,7 @@ struct sampler_opts {
 	const struct stat_def **stats;    /* requested stats */
 	size_t nr_stats;
 	bool strict_stats;                /* a stat the kernel lacks is an error, not a warning */
+	bool default_stats;               /* stats is the default set: what a kernel lacks is a notice */
 };
 
 struct sampler;

@@ -30,15 +30,26 @@ struct sampler {
 	struct cgroup_mount mount;
 	int max_depth;
 	bool strict_stats;
-	const struct stat_def **stats; /* sampled columns */
-	size_t nr_stats;
+	const struct stat_def **stats; /* sampled columns: the shown ones, then hidden inputs */
+	size_t nr_stats;               /* all columns: what the backends sample */
+	size_t nr_shown;               /* the first nr_shown columns are the table's stats */
+	bool quiet_drops;              /* a missing stat is worth a notice, not a warning */
+	struct derived_column *derived;
+	size_t nr_derived;
+};
+
+/* A derived stat's column and the columns of its inputs. */
+struct derived_column {
+	size_t column;
+	size_t input[STAT_MAX_INPUTS];
 };
 
 extern const struct sampler_backend_ops sampler_bpf_ops;
 extern const struct sampler_backend_ops sampler_text_ops;
 
 /*
- * Removes column @i, logging that the running kernel lacks it and why.
+ * Removes column @i, logging that the running kernel lacks it and why
+ * (a hidden input column goes without a word: its derived stat says it).
  * Returns -ENOENT when strict_stats is set (the caller must fail), else 0.
  */
 int sampler_drop_stat(struct sampler *s, size_t i, const char *why);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* vasprintf, strchrnul */
 /*
  * The bpf backend: a sleepable cgroup iterator that calls the memcg kfuncs
  * (Linux >= 7.0). Loaded and attached once; each sample is one
@@ -8,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 #include "base/macros.h"
 #include "sampling/btf_enums.h"
 #include "sampling/cgroup_index.h"
+#include "sampling/cgroup_probe.h"
 #include "base/log.h"
 #include "sampling/sampler_backend.h"
 
@@ -53,11 +56,28 @@ static const struct {
 	{ "memcg_memory_event", MEMCG_READ_MEMORY_EVENT },
 };
 
-/* A column is the sum of up to STAT_MAX_TERMS reads. */
+/* A column is the sum of up to STAT_MAX_TERMS reads; none for a derived stat. */
 struct bpf_column {
 	unsigned int nr_terms;
 	unsigned int term[STAT_MAX_TERMS];
 };
+
+/* The page counter and field each file of one is read from. */
+static const struct {
+	enum stat_file file;
+	enum memcg_counter counter;
+	enum memcg_counter_field field;
+} counter_reads[] = {
+	{ STAT_FILE_MEMORY_MAX, MEMCG_COUNTER_MEMORY, MEMCG_FIELD_MAX },
+	{ STAT_FILE_MEMORY_HIGH, MEMCG_COUNTER_MEMORY, MEMCG_FIELD_HIGH },
+	{ STAT_FILE_MEMORY_LOW, MEMCG_COUNTER_MEMORY, MEMCG_FIELD_LOW },
+	{ STAT_FILE_MEMORY_MIN, MEMCG_COUNTER_MEMORY, MEMCG_FIELD_MIN },
+	{ STAT_FILE_MEMORY_PEAK, MEMCG_COUNTER_MEMORY, MEMCG_FIELD_WATERMARK },
+	{ STAT_FILE_SWAP_CURRENT, MEMCG_COUNTER_SWAP, MEMCG_FIELD_USAGE },
+	{ STAT_FILE_SWAP_MAX, MEMCG_COUNTER_SWAP, MEMCG_FIELD_MAX },
+};
+
+_Static_assert(MEMCG_READ_UNLIMITED == SAMPLE_VALUE_UNLIMITED, "one encoding of \"max\"");
 
 struct bpf_backend {
 	struct memcg_sample_bpf *skel;
@@ -76,18 +96,35 @@ struct bpf_backend {
 	bool print_set;
 };
 
+/* Of a multi-line libbpf message (a verifier log), the lines kept: its head and its end. */
+#define LOG_HEAD_LINES 20
+#define LOG_TAIL_LINES 80
+
+/*
+ * libbpf's messages to the plugin's log, one log line per line: a failed
+ * load's verifier log ends with the reason, so its last lines are kept
+ * whatever its length, and the middle of a long one is left out.
+ */
 static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char msg[1024];
-	size_t len;
+	int prio = level == LIBBPF_WARN ? LOG_WARNING : LOG_DEBUG;
+	size_t nr_lines = 0, line = 0;
+	char *msg = NULL, *p, *eol;
 
-	if (level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
 		return 0;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	len = strlen(msg);
-	while (len && msg[len - 1] == '\n')
-		msg[--len] = '\0';
-	mb_log(level == LIBBPF_WARN ? LOG_WARNING : LOG_DEBUG, "libbpf: %s", msg);
+	for (p = msg; *p; p++)
+		nr_lines += *p == '\n';
+	for (p = msg; *p; p = eol + 1, line++) {
+		eol = strchrnul(p, '\n');
+		if (line == LOG_HEAD_LINES && nr_lines > LOG_HEAD_LINES + LOG_TAIL_LINES)
+			mb_log(prio, "libbpf: [... %zu lines left out ...]", nr_lines - LOG_HEAD_LINES - LOG_TAIL_LINES);
+		if (line < LOG_HEAD_LINES || line + LOG_TAIL_LINES >= nr_lines)
+			mb_log(prio, "libbpf: %.*s", (int)(eol - p), p);
+		if (!*eol)
+			break;
+	}
+	free(msg);
 	return 0;
 }
 
@@ -172,8 +209,8 @@ static int resolve_constant(const struct btf *btf, const char *name, __u32 *kind
  * Resolves one alternative ("A" or "A+B+...") into reads. Returns 0, or
  * -ENOENT naming the first constant the kernel lacks in @missing.
  */
-static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, const char *alt,
-			       struct bpf_column *col, char *missing, size_t missing_len)
+static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, const struct stat_def *def,
+			       const char *alt, struct bpf_column *col, char *missing, size_t missing_len)
 {
 	__u32 kinds[STAT_MAX_TERMS], indexes[STAT_MAX_TERMS];
 	char term[64];
@@ -189,6 +226,9 @@ static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, con
 			snprintf(missing, missing_len, "%s", term);
 			return -ENOENT;
 		}
+		/* memory.events.local: the same constants, another array */
+		if (kinds[n] == MEMCG_READ_MEMORY_EVENT && def->file == STAT_FILE_MEMORY_EVENTS_LOCAL)
+			kinds[n] = MEMCG_READ_EVENT_LOCAL;
 		n++;
 		p += len + (p[len] == '+');
 	}
@@ -200,6 +240,62 @@ static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, con
 		col->term[col->nr_terms++] = r;
 	}
 	return 0;
+}
+
+/* The one read of a column that is not a sum of enum constants; 0 or -ENOENT. */
+static int single_read(const struct stat_def *def, const struct btf *btf, __u32 *kind, __u32 *index)
+{
+	int64_t psi_state, avgs, nr_states;
+
+	switch (def->file) {
+	case STAT_FILE_USAGE:
+		*kind = MEMCG_READ_USAGE;
+		*index = 0;
+		return 0;
+	case STAT_FILE_PRESSURE:
+		/* psi_group.total[NR_PSI_AGGREGATORS][NR_PSI_STATES - 1], the PSI_AVGS row */
+		if (btf_enum_value(btf, "psi_states", def->kernel[0], &psi_state) ||
+		    btf_enum_value(btf, "psi_states", "NR_PSI_STATES", &nr_states) ||
+		    btf_enum_value(btf, "psi_aggregators", "PSI_AVGS", &avgs))
+			return -ENOENT;
+		*kind = MEMCG_READ_PRESSURE;
+		*index = (__u32)(avgs * (nr_states - 1) + psi_state);
+		return 0;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(counter_reads); i++) {
+		if (counter_reads[i].file == def->file) {
+			*kind = MEMCG_READ_PAGE_COUNTER;
+			*index = MEMCG_COUNTER_READ(counter_reads[i].counter, counter_reads[i].field);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Why this kernel or tree cannot give @def, or NULL when it can (as far as files tell). */
+static const char *unavailable(const struct sampler *s, const struct stat_def *def, int root_fd)
+{
+	int fd;
+
+	if (!stat_on_version(def, 2))
+		return "cgroup v1 only";
+	if (def->file == STAT_FILE_PRESSURE && !cgroup_psi_enabled())
+		return "PSI is off (psi=0 on the kernel command line, or a kernel without CONFIG_PSI)";
+	if (def->file != STAT_FILE_SWAP_CURRENT && def->file != STAT_FILE_SWAP_MAX)
+		return NULL;
+	/* a cgroup with memory.current but no swap files: swap accounting is off */
+	fd = cgroup_probe_open(root_fd, stat_file_name(def->file, 2));
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	fd = cgroup_probe_open(root_fd, "memory.current");
+	if (fd < 0) /* no cgroup to tell by yet */
+		return NULL;
+	close(fd);
+	return "a cgroup has memory.current but not its swap file: swap accounting is off on this kernel";
 }
 
 static int resolve_stats(struct sampler *s, struct bpf_backend *b, const struct btf *btf)
@@ -214,10 +310,24 @@ static int resolve_stats(struct sampler *s, struct bpf_backend *b, const struct 
 	while (c < s->nr_stats) {
 		const struct stat_def *def = s->stats[c];
 		struct bpf_column *col = &b->columns[c];
+		const char *lack = unavailable(s, def, b->root_fd);
 		unsigned int alt;
+		__u32 kind, index;
 
-		if (def->file == STAT_FILE_USAGE) {
-			err = add_read(b, MEMCG_READ_USAGE, 0);
+		if (lack) {
+			err = sampler_drop_stat(s, c, lack);
+			if (err)
+				return err;
+			continue;
+		}
+		if (def->file == STAT_FILE_DERIVED) { /* the sampler computes it */
+			col->nr_terms = 0;
+			c++;
+			continue;
+		}
+		err = single_read(def, btf, &kind, &index);
+		if (err == 0) {
+			err = add_read(b, kind, index);
 			if (err < 0)
 				return err;
 			col->nr_terms = 1;
@@ -225,11 +335,17 @@ static int resolve_stats(struct sampler *s, struct bpf_backend *b, const struct 
 			c++;
 			continue;
 		}
+		if (def->file == STAT_FILE_PRESSURE) {
+			err = sampler_drop_stat(s, c, "the kernel BTF has no PSI (a kernel without CONFIG_PSI)");
+			if (err)
+				return err;
+			continue;
+		}
 		/* name what the first (current kernels') alternative lacks */
 		err = -ENOENT;
 		snprintf(missing, sizeof(missing), "%s", def->name);
 		for (alt = 0; alt < STAT_MAX_TERMS && def->kernel[alt] && err == -ENOENT; alt++)
-			err = resolve_alternative(b, btf, def->kernel[alt], col,
+			err = resolve_alternative(b, btf, def, def->kernel[alt], col,
 						  alt ? scratch : missing, sizeof(missing));
 		if (err == 0) {
 			c++;
@@ -318,6 +434,8 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	memcpy(b->skel->rodata->reads, b->reads, b->nr_reads * sizeof(b->reads[0]));
 	b->skel->rodata->capacity = capacity;
 	b->skel->rodata->max_depth = max_depth;
+	b->skel->rodata->page_size = (__u64)sysconf(_SC_PAGESIZE);
+	b->skel->rodata->counter_max = (__u64)LONG_MAX / b->skel->rodata->page_size;
 	err = bpf_map__set_value_size(b->skel->maps.records, b->stride);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.records, capacity);
@@ -385,6 +503,12 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	err = check_caps(why, why_len);
 	if (err)
 		goto free_btf;
+	b->root_fd = open(s->mount.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->root_fd < 0) {
+		err = -errno;
+		mb_err("cannot open cgroup root %s: %s", s->mount.dir, strerror(-err));
+		goto free_btf;
+	}
 	err = resolve_stats(s, b, btf);
 	if (err)
 		goto free_btf;
@@ -392,13 +516,6 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	/* every value is resolved: libbpf's load parses its own copy */
 	btf__free(btf);
 	btf = NULL;
-
-	b->root_fd = open(s->mount.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (b->root_fd < 0) {
-		err = -errno;
-		mb_err("cannot open cgroup root %s: %s", s->mount.dir, strerror(-err));
-		goto free_btf;
-	}
 	err = cgroup_index_open(s->mount.dir, s->max_depth, &b->index);
 	if (err)
 		goto free_btf;
@@ -472,6 +589,16 @@ static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct 
 		uint64_t sum = 0;
 		unsigned int i;
 
+		if (col->nr_terms == 0) { /* derived: the sampler fills it */
+			row->values[c] = SAMPLE_VALUE_MISSING;
+			continue;
+		}
+		if (col->nr_terms == 1) { /* as read: MEMCG_READ_UNLIMITED too */
+			__u64 v = rec->values[col->term[0]];
+
+			row->values[c] = v == MEMCG_READ_INVALID ? SAMPLE_VALUE_MISSING : v;
+			continue;
+		}
 		for (i = 0; i < col->nr_terms; i++) {
 			__u64 v = rec->values[col->term[i]];
 
@@ -524,7 +651,7 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 		row = sample_table_add(t, rec->cgroup_id, entry->path, rec->depth);
 		if (!row)
 			return -ENOMEM;
-		fill_row(b, t->nr_stats, rec, row);
+		fill_row(b, s->nr_stats, rec, row);
 	}
 	cgroup_index_walk_end(b->index);
 	t->duration_ns = clock_ns(CLOCK_MONOTONIC) - t->duration_ns;

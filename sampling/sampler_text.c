@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The text backend: reads memory.stat, memory.current and memory.events
- * (v1: the total_* lines of memory.stat, memory.usage_in_bytes and
- * memory.oom_control) of every cgroup in the index.
+ * The text backend: reads memory.stat and the other files the selected
+ * stats live in (stat_file_name(): memory.current, memory.events,
+ * memory.events.local, memory.max, ..., memory.pressure; v1: the total_*
+ * lines of memory.stat, memory.usage_in_bytes, memory.oom_control, ...) of
+ * every cgroup in the index. The hierarchy's root is read for memory.stat
+ * only, as the bpf backend does.
  *
  * Per sample: an index refresh when the tree may have changed (see
  * cgroup_index_refresh_if_changed()),
@@ -10,9 +13,9 @@
  * across samples. The number of cgroups whose fds stay open is bounded by
  * RLIMIT_NOFILE; the others open and close their files every sample.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,28 +27,26 @@
 
 #include "base/clock.h"
 #include "sampling/cgroup_index.h"
+#include "sampling/cgroup_probe.h"
 #include "base/log.h"
 #include "base/u64_map.h"
 #include "sampling/memory_stat_parse.h"
 #include "sampling/sample_table.h"
 #include "sampling/sampler_backend.h"
 
-enum text_file_kind {
-	FILE_STAT,   /* memory.stat */
-	FILE_USAGE,  /* memory.current / memory.usage_in_bytes */
-	FILE_EVENTS, /* memory.events / memory.oom_control */
-	NR_FILES,
-};
+#define NR_FILES NR_STAT_FILES
 
 /* fds kept free for the rest of the process (collectd, its other plugins) */
 #define FD_RESERVE 128
-#define PROBE_CHILDREN 64
 
 struct text_file {
-	const char *name;
+	const char *name;                  /* NULL: this cgroup version has no such file */
+	enum stat_format format;
 	bool needed;
-	struct memory_stat_parser *parser; /* FILE_STAT, FILE_EVENTS */
-	size_t *cols;                      /* FILE_USAGE: the columns it fills */
+	bool limit;                        /* STAT_FORMAT_NUMBER: a limit, "max" or the page counter's max */
+	struct memory_stat_parser *parser; /* STAT_FORMAT_KEYED */
+	size_t *cols;                      /* NUMBER, PRESSURE: the columns it fills */
+	const char **keys;                 /* PRESSURE: "some" or "full" per column */
 	size_t nr_cols;
 };
 
@@ -67,6 +68,8 @@ struct text_priv {
 	char *buf;
 	size_t buf_cap;
 	uint64_t *scratch;       /* one row of values */
+	uint64_t unlimited_from; /* v1: a limit this high is the page counter's max, "no limit" */
+	bool root_is_top;        /* the walk root is the hierarchy's root (no memory.current) */
 	bool warned_read, warned_bad, warned_budget;
 };
 
@@ -74,11 +77,6 @@ enum outcome {
 	CG_ROW,     /* has memory files: a row */
 	CG_NO_ROW,  /* exists but has no memory controller */
 	CG_SKIPPED, /* vanished or unreadable mid-walk */
-};
-
-static const char *const file_names[2][NR_FILES] = {
-	{ "memory.stat", "memory.usage_in_bytes", "memory.oom_control" },
-	{ "memory.stat", "memory.current", "memory.events" },
 };
 
 /* ------------------------------------------------------------ reading */
@@ -218,21 +216,52 @@ static void warn_read(struct text_priv *pr, const char *dir, const char *cg_path
 		dir, cg_path[1] ? cg_path : "", name, strerror(-err));
 }
 
+static void warn_bad(struct text_priv *pr, const struct text_file *tf)
+{
+	if (pr->warned_bad)
+		return;
+	pr->warned_bad = true;
+	mb_warn("text backend: %s holds no number where one was expected; the value is reported missing",
+		tf->name);
+}
+
+/* A single-number file: bytes, or "max" (v1: the page counter's max) for no limit. */
+static void parse_number(struct text_priv *pr, const struct text_file *tf, size_t len)
+{
+	uint64_t v;
+
+	if (tf->limit && len >= 3 && memcmp(pr->buf, "max", 3) == 0 && (len == 3 || pr->buf[3] == '\n'))
+		v = SAMPLE_VALUE_UNLIMITED;
+	else if (memory_stat_parse_u64(pr->buf, len, &v) != 0)
+		return warn_bad(pr, tf);
+	else if (tf->limit && v >= pr->unlimited_from)
+		v = SAMPLE_VALUE_UNLIMITED;
+	for (size_t c = 0; c < tf->nr_cols; c++)
+		pr->scratch[tf->cols[c]] = v;
+}
+
 /* Parses one file's text into the scratch row. */
 static void parse_file(struct text_priv *pr, const struct text_file *tf, size_t len)
 {
-	if (tf->parser) {
-		memory_stat_parse(tf->parser, pr->buf, len, pr->scratch);
-		return;
-	}
 	uint64_t v;
 
-	if (memory_stat_parse_u64(pr->buf, len, &v) == 0) {
-		for (size_t c = 0; c < tf->nr_cols; c++)
-			pr->scratch[tf->cols[c]] = v;
-	} else if (!pr->warned_bad) {
-		pr->warned_bad = true;
-		mb_warn("text backend: %s holds no number; its value is reported missing", tf->name);
+	switch (tf->format) {
+	case STAT_FORMAT_KEYED:
+		memory_stat_parse(tf->parser, pr->buf, len, pr->scratch);
+		break;
+	case STAT_FORMAT_NUMBER:
+		parse_number(pr, tf, len);
+		break;
+	case STAT_FORMAT_PRESSURE:
+		for (size_t c = 0; c < tf->nr_cols; c++) {
+			if (memory_stat_parse_pressure(pr->buf, len, tf->keys[c], &v) == 0)
+				pr->scratch[tf->cols[c]] = v;
+			else
+				warn_bad(pr, tf);
+		}
+		break;
+	case STAT_FORMAT_NONE:
+		break;
 	}
 }
 
@@ -242,7 +271,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 {
 	int result[NR_FILES];
 	int nr_needed = 0, nr_enoent = 0;
-	bool stat_enoent = false;
+	bool stat_enoent = false, stat_only = pr->root_is_top && e->depth == 0;
 
 	for (size_t c = 0; c < s->nr_stats; c++)
 		pr->scratch[c] = SAMPLE_VALUE_MISSING;
@@ -253,7 +282,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 		size_t len;
 
 		result[f] = 0;
-		if (!tf->needed)
+		if (!tf->needed || (stat_only && f != STAT_FILE_MEMORY_STAT))
 			continue;
 		nr_needed++;
 		if (fd < 0) {
@@ -288,7 +317,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 			return CG_SKIPPED; /* removed while we read it */
 		if (err == -ENOENT) {
 			nr_enoent++;
-			stat_enoent |= f == FILE_STAT;
+			stat_enoent |= f == STAT_FILE_MEMORY_STAT;
 			continue;
 		}
 		if (err == -ENOMEM)
@@ -364,33 +393,12 @@ static int text_sample(struct sampler *s, struct sample_table *t)
  */
 static char *probe_file(struct text_priv *pr, const char *dir, const char *name, size_t *len)
 {
-	char path[PATH_MAX];
-	struct dirent *de;
 	char *copy = NULL;
-	DIR *d = NULL;
-	int fd = -1, tries = 0, dfd;
+	int fd;
 
-	fd = openat(pr->root_fd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		dfd = openat(pr->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		d = dfd < 0 ? NULL : fdopendir(dfd);
-		if (!d) {
-			if (dfd >= 0)
-				close(dfd);
-			return NULL;
-		}
-		while (fd < 0 && tries < PROBE_CHILDREN && (de = readdir(d))) {
-			if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-				continue;
-			tries++;
-			if (snprintf(path, sizeof(path), "%s/%s", de->d_name, name) >= (int)sizeof(path))
-				continue;
-			fd = openat(pr->root_fd, path, O_RDONLY | O_CLOEXEC);
-		}
-		closedir(d);
-		if (fd < 0)
-			return NULL;
-	}
+	fd = cgroup_probe_open(pr->root_fd, name);
+	if (fd < 0)
+		return NULL;
 	if (read_all(pr, fd, len) == 0) {
 		copy = malloc(*len ? *len : 1);
 		if (copy)
@@ -402,21 +410,43 @@ static char *probe_file(struct text_priv *pr, const char *dir, const char *name,
 	return copy;
 }
 
-/* The field a column is read from, or NULL with @why set when this kernel lacks it. */
+/* Why a stat's file or key is missing, for the warning that drops it. */
+static const char *missing_why(const struct sampler *s, const struct stat_def *def, bool file_found)
+{
+	if (!stat_on_version(def, s->mount.version) && s->mount.version == 1 &&
+	    def->file == STAT_FILE_MEMORY_EVENTS)
+		return "cgroup v1 counts memory events per cgroup, not per subtree (the _local stats have them)";
+	if (!stat_on_version(def, s->mount.version))
+		return s->mount.version == 1 ? "no cgroup v1 equivalent" : "cgroup v1 only";
+	if (def->file == STAT_FILE_PRESSURE)
+		return "no cgroup has memory.pressure: PSI is off (psi=0 on the kernel command line, "
+		       "or a kernel without CONFIG_PSI)";
+	if (!file_found)
+		return "no cgroup has its file on this kernel";
+	return def->file == STAT_FILE_MEMORY_STAT ? "not in memory.stat on this kernel"
+					          : "not in its file on this kernel";
+}
+
+/*
+ * The key a column is read from in a keyed file (v1 memory.stat: the
+ * total_* line), or NULL with @why set when this kernel lacks it. Other
+ * formats get their stat's key or name: the probe checks them.
+ */
 static char *column_field(const struct sampler *s, const struct stat_def *def, const char *probe,
 			  size_t probe_len, const char **why)
 {
-	const char *name = def->name;
+	const char *name = stat_key(def, s->mount.version);
+	enum stat_format format = stat_file_format(def->file);
 	char *field;
 	uint64_t v;
+	int err;
 
-	if (s->mount.version == 1) {
-		if (!def->v1_name) {
-			*why = "no v1 equivalent";
-			return NULL;
-		}
-		name = def->v1_name;
+	if (!stat_on_version(def, s->mount.version)) {
+		*why = missing_why(s, def, false);
+		return NULL;
 	}
+	if (format != STAT_FORMAT_KEYED)
+		name = def->key ? def->key : def->name;
 	if (s->mount.version == 1 && def->file == STAT_FILE_MEMORY_STAT && strncmp(name, "total_", 6) != 0) {
 		size_t len = strlen(name);
 
@@ -428,28 +458,20 @@ static char *column_field(const struct sampler *s, const struct stat_def *def, c
 	} else {
 		field = strdup(name);
 	}
-	if (!field || def->file == STAT_FILE_USAGE || !probe)
+	if (!field || (format == STAT_FORMAT_NUMBER && probe))
 		return field;
-	if (memory_stat_find(probe, probe_len, field, &v) == -ENOENT) {
+	if (!probe) /* no cgroup has the file yet (the v2 root lacks most): not checked */
+		return field;
+	if (format == STAT_FORMAT_PRESSURE)
+		err = memory_stat_parse_pressure(probe, probe_len, field, &v);
+	else
+		err = memory_stat_find(probe, probe_len, field, &v);
+	if (err == -ENOENT) {
 		free(field);
-		*why = def->file == STAT_FILE_MEMORY_STAT ? "not in memory.stat on this kernel"
-			: s->mount.version == 2 ? "not in memory.events on this kernel"
-			: "not in memory.oom_control on this kernel";
+		*why = missing_why(s, def, true);
 		return NULL;
 	}
 	return field;
-}
-
-static int file_of(const struct stat_def *def)
-{
-	switch (def->file) {
-	case STAT_FILE_USAGE:
-		return FILE_USAGE;
-	case STAT_FILE_MEMORY_EVENTS:
-		return FILE_EVENTS;
-	default:
-		return FILE_STAT;
-	}
 }
 
 /* Drops the columns this kernel lacks and makes the parsers for the rest. */
@@ -457,39 +479,46 @@ static int setup_columns(struct sampler *s, struct text_priv *pr)
 {
 	char *probe[NR_FILES] = { NULL };
 	size_t probe_len[NR_FILES] = { 0 };
+	bool probed[NR_FILES] = { false };
 	char **fields = NULL;
 	size_t *slots = NULL;
 	const char **names = NULL;
+	size_t n_alloc = s->nr_stats ? s->nr_stats : 1;
 	int err = 0;
 
-	for (size_t i = 0; i < s->nr_stats; i++) {
-		int f = file_of(s->stats[i]);
+	fields = calloc(n_alloc, sizeof(*fields));
+	slots = calloc(n_alloc, sizeof(*slots));
+	names = calloc(n_alloc, sizeof(*names));
+	if (!fields || !slots || !names) {
+		err = -ENOMEM;
+		goto free_fields;
+	}
+	for (size_t i = 0; i < s->nr_stats;) {
+		const struct stat_def *def = s->stats[i];
+		enum stat_file f = def->file;
+		const char *why = NULL;
 
-		if (!pr->files[f].needed) {
-			pr->files[f].needed = true;
+		if (f == STAT_FILE_DERIVED) { /* the sampler computes it */
+			i++;
+			continue;
+		}
+		if (!probed[f] && pr->files[f].name) {
+			probed[f] = true;
 			probe[f] = probe_file(pr, s->mount.dir, pr->files[f].name, &probe_len[f]);
 			if (!probe[f])
 				mb_info("text backend: no cgroup under %s has %s yet; its stats are not checked",
 					s->mount.dir, pr->files[f].name);
 		}
-	}
-	for (int f = 0; f < NR_FILES; f++)
-		pr->files[f].needed = false;
-
-	fields = calloc(s->nr_stats ? s->nr_stats : 1, sizeof(*fields));
-	slots = calloc(s->nr_stats ? s->nr_stats : 1, sizeof(*slots));
-	names = calloc(s->nr_stats ? s->nr_stats : 1, sizeof(*names));
-	if (!fields || !slots || !names) {
-		err = -ENOMEM;
-		goto free_probes;
-	}
-	for (size_t i = 0; i < s->nr_stats;) {
-		int f = file_of(s->stats[i]);
-		const char *why = NULL;
-
-		fields[i] = column_field(s, s->stats[i], probe[f], probe_len[f], &why);
+		if (f == STAT_FILE_PRESSURE && !cgroup_psi_enabled()) {
+			err = sampler_drop_stat(s, i, missing_why(s, def, false));
+			if (err)
+				goto free_fields;
+			continue;
+		}
+		fields[i] = column_field(s, def, probe[f], probe_len[f], &why);
 		if (fields[i]) {
 			pr->files[f].needed = true;
+			pr->files[f].limit |= def->limit;
 			i++;
 			continue;
 		}
@@ -509,30 +538,36 @@ static int setup_columns(struct sampler *s, struct text_priv *pr)
 		if (!tf->needed)
 			continue;
 		for (size_t i = 0; i < s->nr_stats; i++) {
-			if (file_of(s->stats[i]) != f)
+			if ((int)s->stats[i]->file != f)
 				continue;
 			names[n] = fields[i];
 			slots[n++] = i;
 		}
-		if (f == FILE_USAGE) {
-			tf->cols = malloc(n * sizeof(*tf->cols));
-			if (!tf->cols) {
-				err = -ENOMEM;
+		if (tf->format == STAT_FORMAT_KEYED) {
+			err = memory_stat_parser_new(names, slots, n, &tf->parser);
+			if (err)
 				goto free_fields;
-			}
-			memcpy(tf->cols, slots, n * sizeof(*slots));
-			tf->nr_cols = n;
 			continue;
 		}
-		err = memory_stat_parser_new(names, slots, n, &tf->parser);
-		if (err)
+		tf->cols = malloc(n * sizeof(*tf->cols));
+		tf->keys = calloc(n, sizeof(*tf->keys));
+		if (!tf->cols || !tf->keys) {
+			err = -ENOMEM;
 			goto free_fields;
+		}
+		for (size_t k = 0; k < n; k++) {
+			const struct stat_def *def = s->stats[slots[k]];
+
+			tf->cols[k] = slots[k];
+			tf->keys[k] = def->key ? def->key : def->name; /* catalog strings: outlive the parser */
+		}
+		tf->nr_cols = n;
 	}
 
 free_fields:
-	for (size_t i = 0; i < s->nr_stats; i++)
-		free(fields[i]);
-free_probes:
+	if (fields)
+		for (size_t i = 0; i < s->nr_stats; i++)
+			free(fields[i]);
 	free(fields);
 	free(slots);
 	free(names);
@@ -568,8 +603,10 @@ static int text_open(struct sampler *s, char *why, size_t why_len)
 		return -ENOMEM;
 	s->priv = pr;
 	pr->root_fd = -1;
-	for (int f = 0; f < NR_FILES; f++)
-		pr->files[f].name = file_names[s->mount.version == 2][f];
+	for (int f = 0; f < NR_FILES; f++) {
+		pr->files[f].name = stat_file_name(f, s->mount.version);
+		pr->files[f].format = stat_file_format(f);
+	}
 	pr->buf_cap = 16384;
 	pr->buf = malloc(pr->buf_cap);
 	if (!pr->buf)
@@ -599,6 +636,11 @@ static int text_open(struct sampler *s, char *why, size_t why_len)
 		return err;
 	}
 
+	/* v1 prints an unset limit as the page counter's max in bytes: PAGE_COUNTER_MAX * PAGE_SIZE */
+	long page = sysconf(_SC_PAGESIZE);
+
+	pr->unlimited_from = (uint64_t)(LONG_MAX / page) * (uint64_t)page;
+	pr->root_is_top = s->mount.version == 2 && faccessat(pr->root_fd, "memory.current", F_OK, 0) != 0;
 	err = setup_columns(s, pr);
 	if (err)
 		return err;
@@ -630,6 +672,7 @@ static void text_close(struct sampler *s)
 	for (int f = 0; f < NR_FILES; f++) {
 		memory_stat_parser_free(pr->files[f].parser);
 		free(pr->files[f].cols);
+		free(pr->files[f].keys);
 	}
 	cgroup_index_close(pr->idx);
 	if (pr->root_fd >= 0)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The stats memcg_bpf knows, in cgroup v2 memory.stat order (Linux 7.2),
- * then usage and the memory.events counters.
+ * then usage, memory.events, memory.events.local, the page counters'
+ * settings, memory.pressure and the derived stats.
  */
 #include "sampling/stat_catalog.h"
 
@@ -18,8 +19,17 @@
 			     .type = STAT_GAUGE, .kernel = { k }, .v1_name = v1 }
 #define EVENTS(n, v1, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_COUNT, \
 			      .type = STAT_COUNTER, .kernel = { k }, .v1_name = v1 }
-#define MEMORY_EVENT(n, v1, k) { .name = n, .file = STAT_FILE_MEMORY_EVENTS, .unit = STAT_UNIT_COUNT, \
-				 .type = STAT_COUNTER, .kernel = { k }, .v1_name = v1 }
+#define MEMORY_EVENT(n, k) { .name = n, .file = STAT_FILE_MEMORY_EVENTS, .unit = STAT_UNIT_COUNT, \
+			    .type = STAT_COUNTER, .kernel = { k } }
+/* memory.events.local: the same counters, of the cgroup alone (v1: memory.oom_control) */
+#define LOCAL_EVENT(n, key_, v1, k) { .name = n, .file = STAT_FILE_MEMORY_EVENTS_LOCAL, \
+				      .unit = STAT_UNIT_COUNT, .type = STAT_COUNTER, \
+				      .scope = STAT_SCOPE_LOCAL, .key = key_, .kernel = { k }, .v1_name = v1 }
+/* a page counter's value or setting, in bytes; is_limit: "max" means no limit */
+#define COUNTER(n, f, is_limit) { .name = n, .file = f, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE, \
+				  .limit = is_limit }
+#define PRESSURE(n, key_, k) { .name = n, .file = STAT_FILE_PRESSURE, .unit = STAT_UNIT_MICROSECONDS, \
+			       .type = STAT_COUNTER, .key = key_, .kernel = { k } }
 
 static const struct stat_def catalog[] = {
 	PAGES("anon", "rss", "NR_ANON_MAPPED"),
@@ -100,23 +110,101 @@ static const struct stat_def catalog[] = {
 	EVENTS("numa_pte_updates", NULL, "NUMA_PTE_UPDATES"),
 	EVENTS("numa_hint_faults", NULL, "NUMA_HINT_FAULTS"),
 
-	{ .name = "usage", .file = STAT_FILE_USAGE, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE,
-	  .v1_name = "usage_in_bytes" },
+	{ .name = "usage", .file = STAT_FILE_USAGE, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE },
 
-	MEMORY_EVENT("low", NULL, "MEMCG_LOW"),
-	MEMORY_EVENT("high", NULL, "MEMCG_HIGH"),
-	MEMORY_EVENT("max", NULL, "MEMCG_MAX"),
-	MEMORY_EVENT("oom", NULL, "MEMCG_OOM"),
-	MEMORY_EVENT("oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
-	MEMORY_EVENT("oom_group_kill", NULL, "MEMCG_OOM_GROUP_KILL"),
-	MEMORY_EVENT("sock_throttled", NULL, "MEMCG_SOCK_THROTTLED"),
+	MEMORY_EVENT("low", "MEMCG_LOW"),
+	MEMORY_EVENT("high", "MEMCG_HIGH"),
+	MEMORY_EVENT("max", "MEMCG_MAX"),
+	MEMORY_EVENT("oom", "MEMCG_OOM"),
+	MEMORY_EVENT("oom_kill", "MEMCG_OOM_KILL"),
+	MEMORY_EVENT("oom_group_kill", "MEMCG_OOM_GROUP_KILL"),
+	MEMORY_EVENT("sock_throttled", "MEMCG_SOCK_THROTTLED"),
+
+	LOCAL_EVENT("low_local", "low", NULL, "MEMCG_LOW"),
+	LOCAL_EVENT("high_local", "high", NULL, "MEMCG_HIGH"),
+	LOCAL_EVENT("max_local", "max", NULL, "MEMCG_MAX"),
+	LOCAL_EVENT("oom_local", "oom", NULL, "MEMCG_OOM"),
+	/* v1 counts OOM kills in the victim's cgroup only, as v2's memory.events.local */
+	LOCAL_EVENT("oom_kill_local", "oom_kill", "oom_kill", "MEMCG_OOM_KILL"),
+	LOCAL_EVENT("oom_group_kill_local", "oom_group_kill", NULL, "MEMCG_OOM_GROUP_KILL"),
+	LOCAL_EVENT("sock_throttled_local", "sock_throttled", NULL, "MEMCG_SOCK_THROTTLED"),
+
+	COUNTER("memory_max", STAT_FILE_MEMORY_MAX, true),
+	COUNTER("memory_high", STAT_FILE_MEMORY_HIGH, true),
+	COUNTER("memory_low", STAT_FILE_MEMORY_LOW, true),
+	COUNTER("memory_min", STAT_FILE_MEMORY_MIN, true),
+	COUNTER("memory_peak", STAT_FILE_MEMORY_PEAK, false),
+	COUNTER("swap_current", STAT_FILE_SWAP_CURRENT, false),
+	COUNTER("swap_max", STAT_FILE_SWAP_MAX, true),
+	COUNTER("soft_limit", STAT_FILE_SOFT_LIMIT, true),
+
+	PRESSURE("pressure_some", "some", "PSI_MEM_SOME"),
+	PRESSURE("pressure_full", "full", "PSI_MEM_FULL"),
+
+	/* what cAdvisor and the kubelet call the working set */
+	{ .name = "working_set", .file = STAT_FILE_DERIVED, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE,
+	  .inputs = { "usage", "inactive_file" } },
 };
 
 #define CATALOG_SIZE (ARRAY_SIZE(catalog))
 
 const char *const STAT_DEFAULT_LIST =
 	"anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,"
-	"pgfault,pgmajfault,workingset_refault_file,usage,oom,oom_kill";
+	"pgfault,pgmajfault,workingset_refault_file,usage,working_set,memory_max,memory_high,"
+	"pressure_some,pressure_full,oom_local,oom_kill_local";
+
+static const struct {
+	const char *v2, *v1;
+	enum stat_format format;
+} files[NR_STAT_FILES] = {
+	[STAT_FILE_MEMORY_STAT] = { "memory.stat", "memory.stat", STAT_FORMAT_KEYED },
+	[STAT_FILE_USAGE] = { "memory.current", "memory.usage_in_bytes", STAT_FORMAT_NUMBER },
+	[STAT_FILE_MEMORY_EVENTS] = { "memory.events", NULL, STAT_FORMAT_KEYED },
+	[STAT_FILE_MEMORY_EVENTS_LOCAL] = { "memory.events.local", "memory.oom_control", STAT_FORMAT_KEYED },
+	[STAT_FILE_MEMORY_MAX] = { "memory.max", "memory.limit_in_bytes", STAT_FORMAT_NUMBER },
+	[STAT_FILE_MEMORY_HIGH] = { "memory.high", NULL, STAT_FORMAT_NUMBER },
+	[STAT_FILE_MEMORY_LOW] = { "memory.low", NULL, STAT_FORMAT_NUMBER },
+	[STAT_FILE_MEMORY_MIN] = { "memory.min", NULL, STAT_FORMAT_NUMBER },
+	[STAT_FILE_MEMORY_PEAK] = { "memory.peak", "memory.max_usage_in_bytes", STAT_FORMAT_NUMBER },
+	[STAT_FILE_SWAP_CURRENT] = { "memory.swap.current", NULL, STAT_FORMAT_NUMBER },
+	[STAT_FILE_SWAP_MAX] = { "memory.swap.max", NULL, STAT_FORMAT_NUMBER },
+	[STAT_FILE_SOFT_LIMIT] = { NULL, "memory.soft_limit_in_bytes", STAT_FORMAT_NUMBER },
+	[STAT_FILE_PRESSURE] = { "memory.pressure", NULL, STAT_FORMAT_PRESSURE },
+	[STAT_FILE_DERIVED] = { NULL, NULL, STAT_FORMAT_NONE },
+};
+
+const char *stat_file_name(enum stat_file f, int version)
+{
+	return version == 1 ? files[f].v1 : files[f].v2;
+}
+
+enum stat_format stat_file_format(enum stat_file f)
+{
+	return files[f].format;
+}
+
+const char *stat_key(const struct stat_def *def, int version)
+{
+	if (version == 1)
+		return def->v1_name;
+	return def->key ? def->key : def->name;
+}
+
+bool stat_on_version(const struct stat_def *def, int version)
+{
+	if (def->file == STAT_FILE_DERIVED) {
+		for (size_t i = 0; i < STAT_MAX_INPUTS && def->inputs[i]; i++) {
+			const struct stat_def *in = stat_lookup(def->inputs[i]);
+
+			if (!in || !stat_on_version(in, version))
+				return false;
+		}
+		return true;
+	}
+	if (!stat_file_name(def->file, version))
+		return false;
+	return files[def->file].format != STAT_FORMAT_KEYED || stat_key(def, version);
+}
 
 const struct stat_def *stat_catalog(size_t *count)
 {

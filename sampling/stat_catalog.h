@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The catalog of memory-cgroup statistics memcg_bpf can sample, named as in
- * cgroup v2's memory.stat, plus "usage" (memory.current) and the
- * memory.events counters.
+ * cgroup v2's memory.stat, plus "usage" (memory.current), the memory.events
+ * and memory.events.local counters ("_local"), the limits and peak
+ * (memory.max as "memory_max", ...), memory.pressure's totals and the
+ * derived working set.
  *
  * A stat names the kernel enum constants it is read from: alternatives tried
  * in order, each one constant or a '+'-joined sum ("slab", "pgscan" and
@@ -20,16 +22,45 @@
 
 #define STAT_MAX_TERMS 4
 
-/* Which cgroupfs file the text backend reads a stat from. */
+/*
+ * Which cgroupfs file holds a stat (the text backend reads it; the bpf
+ * backend reads what the kernel prints there). The v1 file, where there is
+ * one, is in stat_file_name().
+ */
 enum stat_file {
-	STAT_FILE_MEMORY_STAT,   /* memory.stat */
-	STAT_FILE_USAGE,         /* v2 memory.current, v1 memory.usage_in_bytes */
-	STAT_FILE_MEMORY_EVENTS, /* v2 memory.events, v1 memory.oom_control */
+	STAT_FILE_MEMORY_STAT,         /* memory.stat (v1: its total_* lines) */
+	STAT_FILE_USAGE,               /* memory.current, v1 memory.usage_in_bytes */
+	STAT_FILE_MEMORY_EVENTS,       /* memory.events; no v1 file counts a subtree's events */
+	STAT_FILE_MEMORY_EVENTS_LOCAL, /* memory.events.local, v1 memory.oom_control */
+	STAT_FILE_MEMORY_MAX,          /* memory.max, v1 memory.limit_in_bytes */
+	STAT_FILE_MEMORY_HIGH,         /* memory.high */
+	STAT_FILE_MEMORY_LOW,          /* memory.low */
+	STAT_FILE_MEMORY_MIN,          /* memory.min */
+	STAT_FILE_MEMORY_PEAK,         /* memory.peak, v1 memory.max_usage_in_bytes */
+	STAT_FILE_SWAP_CURRENT,        /* memory.swap.current */
+	STAT_FILE_SWAP_MAX,            /* memory.swap.max */
+	STAT_FILE_SOFT_LIMIT,          /* v1 only: memory.soft_limit_in_bytes */
+	STAT_FILE_PRESSURE,            /* memory.pressure (PSI) */
+	STAT_FILE_DERIVED,             /* computed from other stats (stat_def.inputs) */
+	NR_STAT_FILES,
 };
+
+/* How a file is written. */
+enum stat_format {
+	STAT_FORMAT_KEYED,    /* "key value" lines */
+	STAT_FORMAT_NUMBER,   /* one number, or "max" for no limit */
+	STAT_FORMAT_PRESSURE, /* "some avg10=... total=N" and "full ..." lines */
+	STAT_FORMAT_NONE,     /* no file: derived */
+};
+
+/* The file of @f under cgroup v@version (1 or 2), or NULL when that version has none. */
+const char *stat_file_name(enum stat_file f, int version);
+enum stat_format stat_file_format(enum stat_file f);
 
 enum stat_unit {
 	STAT_UNIT_BYTES,
 	STAT_UNIT_COUNT,
+	STAT_UNIT_MICROSECONDS, /* sampled in µs as the kernel prints them, shipped in seconds */
 };
 
 enum stat_type {
@@ -37,14 +68,35 @@ enum stat_type {
 	STAT_COUNTER, /* monotonic since the cgroup was created */
 };
 
+/*
+ * What a value covers. Names ending in "_local" are the LOCAL ones; every
+ * other stat covers the cgroup and its whole subtree.
+ */
+enum stat_scope {
+	STAT_SCOPE_SUBTREE, /* the cgroup and all its descendants */
+	STAT_SCOPE_LOCAL,   /* the cgroup alone */
+};
+
+#define STAT_MAX_INPUTS 2
+
 struct stat_def {
-	const char *name;                      /* memory.stat name */
+	const char *name;                      /* memory.stat name, or the file's name with '_' */
 	enum stat_file file;
 	enum stat_unit unit;
 	enum stat_type type;
-	const char *kernel[STAT_MAX_TERMS];    /* alternatives, NULL-terminated; none for usage */
-	const char *v1_name;                   /* field in v1's memory.stat / oom_control, or NULL */
+	enum stat_scope scope;
+	bool limit;                            /* "max" (the page counter's maximum) means no limit */
+	const char *key;                       /* its key in a keyed v2 file; NULL: name */
+	const char *kernel[STAT_MAX_TERMS];    /* alternatives, NULL-terminated; none for counters */
+	const char *v1_name;                   /* key in a keyed v1 file, or NULL */
+	const char *inputs[STAT_MAX_INPUTS];   /* derived: the stats it is computed from */
 };
+
+/* The key of @def in its (keyed) file under cgroup v@version, or NULL when v1 lacks it. */
+const char *stat_key(const struct stat_def *def, int version);
+
+/* Whether cgroup v@version has @def at all (its file, and for keyed files its key). */
+bool stat_on_version(const struct stat_def *def, int version);
 
 /* The whole catalog, in memory.stat order. */
 const struct stat_def *stat_catalog(size_t *count);

@@ -4,14 +4,18 @@
 # 127.0.0.1 only) as the central collector, and runs the collectd daemon with
 # the plugin shipping remote-write batches to it. Every interval it shows
 # what arrived: the number of memcg series and the top cgroups by usage,
-# queried back from Prometheus.
-#   INTERVAL=10 DURATION=0 ./scripts/main.sh     (DURATION=0: until Ctrl-C)
+# queried back from Prometheus. Every PLOT_EVERY intervals it redraws
+# build/main/memcg_bpf.png (scripts/plot.py: usage against memory.max of the
+# top cgroups, working set, memory pressure, OOM kills, from Prometheus'
+# query_range API, with gnuplot) over the run's last hour.
+#   INTERVAL=10 DURATION=0 PLOT_EVERY=1 ./scripts/main.sh   (DURATION=0: until Ctrl-C)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 interval=${INTERVAL:-10}
 duration=${DURATION:-0}
 port=${PROM_PORT:-19090}
+plot_every=${PLOT_EVERY:-1}
 "$top/scripts/deps.sh"
 BUILD_DIR=$build "$top/scripts/build.sh" >/dev/null
 prometheus=$("$top/tests/sender/fetch-receivers.sh" | awk '$1 == "prometheus" { print $3 }')
@@ -71,6 +75,9 @@ CONF
 pids+=($!)
 echo "main: Prometheus on http://127.0.0.1:$port, collectd with memcg_bpf every ${interval}s"
 echo "main: config $run/collectd.conf, log $run/collectd.log (Ctrl-C stops both)"
+png=$run/memcg_bpf.png
+rm -f "$png"
+echo "main: plot of the key panels: $png (redrawn every $plot_every interval(s))"
 
 # show: what Prometheus holds now
 show() {
@@ -84,10 +91,25 @@ for r in json.load(sys.stdin)["data"]["result"]:
     print("  %14.1f MiB  %s  %s" % (float(r["value"][1]) / 2**20, r["metric"].get("host", "?"), r["metric"].get("cgroup", "?")))'
 }
 
+# plot: redraw the PNG over the run so far (at most its last hour); rates
+# over 4 intervals, so that each window holds several samples
+plot() {
+	local now from
+	now=$(date +%s)
+	from=$((now - start > 3600 ? now - 3600 : start))
+	python3 "$top/scripts/plot.py" --prom "http://127.0.0.1:$port" --out "$png" \
+		--start "$from" --end "$now" --rate-window $((4 * interval)) --top 6 --depth 1
+}
+
 start=$(date +%s)
+n=0
 while kill -0 "${pids[1]}" 2>/dev/null; do
 	sleep "$interval"
 	show || echo "main: Prometheus did not answer"
+	n=$((n + 1))
+	if [ $((n % plot_every)) = 0 ]; then
+		if out=$(plot 2>&1); then echo "main: ${out#plot: }"; else echo "main: the plot failed: $out"; fi
+	fi
 	if [ "$duration" -gt 0 ] && [ $(($(date +%s) - start)) -ge "$duration" ]; then
 		break
 	fi

@@ -10,7 +10,9 @@ int metric_name(const struct stat_def *def, char *buf, size_t len)
 	const char *suffix = "";
 	int n;
 
-	if (def->type == STAT_COUNTER)
+	if (def->type == STAT_COUNTER && def->unit == STAT_UNIT_MICROSECONDS)
+		suffix = "_seconds_total"; /* shipped in seconds: sample_value() */
+	else if (def->type == STAT_COUNTER)
 		suffix = "_total";
 	else if (def->unit == STAT_UNIT_BYTES)
 		suffix = "_bytes";

@@ -388,7 +388,8 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 		.name = name->name,
 		.stat = def,
 		.counter = def->type == STAT_COUNTER,
-		.bytes = def->unit == STAT_UNIT_BYTES,
+		.unit = def->unit == STAT_UNIT_BYTES ? "By" : def->unit == STAT_UNIT_MICROSECONDS ? "s"
+			: def->type == STAT_COUNTER ? "1" : NULL,
 		.stale = stale,
 		.value = value,
 		.start_ms = start_ms,
@@ -558,7 +559,8 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 		for (size_t c = 0; c < nr_stats; c++) {
 			if (v[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			err = add_stat_item(set, &rt, snap->stats[c], &names[c], (double)v[c], false, row_first[r]);
+			err = add_stat_item(set, &rt, snap->stats[c], &names[c], sample_value(snap->stats[c], v[c]),
+					    false, row_first[r]);
 			if (err)
 				goto free_tmp;
 		}

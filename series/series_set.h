@@ -41,7 +41,7 @@ struct series_item {
 	struct series_key key;
 	const struct stat_def *stat;  /* NULL for self metrics */
 	bool counter;
-	bool bytes;
+	const char *unit;             /* OTLP's UCUM unit: "By", "s", "1"; NULL for none */
 	bool stale;
 	double value;
 	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano

@@ -208,8 +208,8 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 		if (m == nm) {
 			met[m] = (struct metric){ .name = it->name, .name_len = strlen(it->name),
 						  .counter = it->counter };
-			if (it->bytes)
-				met[m].unit = "By";
+			if (it->unit)
+				met[m].unit = it->unit;
 			else if (it->counter)
 				met[m].unit = "1";
 			if (it->counter) /* aggregation_temporality, is_monotonic */

@@ -86,6 +86,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	struct symbol_dict *d = label_cache_symbols(c);
 	size_t n = to - from, nl = 0, ri = 0, total = 0;
 	uint32_t *refs = NULL, *unit = NULL, *refs_bytes = NULL, empty_id, bytes_id, bytes_ref = 0;
+	uint32_t seconds_id, seconds_ref = 0;
 	struct label_blob *b = NULL;
 	uint8_t *p;
 	int err = -ENOMEM;
@@ -103,6 +104,8 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 		err = symbol_dict_intern(d, "", 0, &empty_id);
 	if (!err)
 		err = symbol_dict_intern(d, "bytes", 5, &bytes_id);
+	if (!err)
+		err = symbol_dict_intern(d, "seconds", 7, &seconds_id);
 	if (err)
 		goto free_arrays;
 	symbol_dict_new_request(d);
@@ -117,10 +120,15 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 		for (uint32_t j = 0; j < 2 * it->nr_labels; j++)
 			refs[ri++] = symbol_dict_ref(d, ids[j]);
 		unit[k] = 0;
-		if (it->bytes) {
+		/* metadata units as Prometheus names them; OTLP's "By" and "s" in series_item */
+		if (it->unit && strcmp(it->unit, "By") == 0) {
 			if (!bytes_ref)
 				bytes_ref = symbol_dict_ref(d, bytes_id);
 			unit[k] = bytes_ref;
+		} else if (it->unit && strcmp(it->unit, "s") == 0) {
+			if (!seconds_ref)
+				seconds_ref = symbol_dict_ref(d, seconds_id);
+			unit[k] = seconds_ref;
 		}
 		refs_bytes[k] = (uint32_t)refs_size(refs + first, ri - first);
 		total += pb_len_field_size(series_size(set, it, refs_bytes[k], unit[k]));

@@ -66,7 +66,7 @@ done
 # (every key, as README shows it; several values per Stat line, Stat repeated)
 dir=$(write_conf good 1 "" '  Backend "auto"
   CgroupRoot "'"$CGROUP_ROOT"'"
-  Stat "anon" "file" "kernel" "shmem" "pgfault" "pgmajfault" "usage" "oom_kill"
+  Stat "anon" "file" "kernel" "shmem" "pgfault" "pgmajfault" "usage" "oom_kill_local"
   Stat "file_mapped"
   Cgroup "/system.slice/*"
   Cgroup "/^/$/"

@@ -26,7 +26,7 @@ set -u
 setup
 
 WINDOW=${WINDOW:-0.3}
-STATS="anon file shmem file_mapped file_dirty pgfault pgmajfault usage oom_kill"
+STATS="anon file shmem file_mapped file_dirty pgfault pgmajfault usage oom_kill_local"
 if [ "$CGV" = 1 ]; then
 	declare -A FIELD=([anon]=total_rss [file]=total_cache [shmem]=total_shmem
 		[file_mapped]=total_mapped_file [file_dirty]=total_dirty
@@ -35,7 +35,7 @@ if [ "$CGV" = 1 ]; then
 else
 	declare -A FIELD=([anon]=anon [file]=file [shmem]=shmem [file_mapped]=file_mapped
 		[file_dirty]=file_dirty [pgfault]=pgfault [pgmajfault]=pgmajfault)
-	USAGE_FILE=memory.current EVENTS_FILE=memory.events
+	USAGE_FILE=memory.current EVENTS_FILE=memory.events.local
 fi
 
 dir=$(write_conf values 1 "" "
@@ -65,7 +65,7 @@ snapshot_loop() {
 			done <"$d/memory.stat" 2>/dev/null
 			read -r v <"$d/$USAGE_FILE" 2>/dev/null && line+="$ts $p usage $v"$'\n'
 			while read -r k v; do
-				[ "$k" = oom_kill ] && line+="$ts $p oom_kill $v"$'\n'
+				[ "$k" = oom_kill ] && line+="$ts $p oom_kill_local $v"$'\n'
 			done <"$d/$EVENTS_FILE" 2>/dev/null
 			printf '%s' "$line"
 		done
@@ -120,7 +120,7 @@ awk -v window="$WINDOW" -v fields="$fields" '
 	FILENAME ~ /snapshots$/ {
 		s = $3
 		if (s in field) s = field[s]
-		else if (s != "usage" && s != "oom_kill") next
+		else if (s != "usage" && s != "oom_kill_local") next
 		k = $2 SUBSEP s
 		cnt[k]++; ts[k, cnt[k]] = $1; val[k, cnt[k]] = $4
 		next
@@ -143,7 +143,7 @@ awk -v window="$WINDOW" -v fields="$fields" '
 			else { printf "%s %s @%s: %.0f, kernel said %.0f (idle)\n", path[inst], stat, t, v, lo > report; bad++ }
 			next
 		}
-		bytes = (stat == "pgfault" || stat == "pgmajfault" || stat == "oom_kill") ? 0 : 1
+		bytes = (stat == "pgfault" || stat == "pgmajfault" || stat == "oom_kill_local") ? 0 : 1
 		slack = hi * 0.01 + (bytes ? 262144 + (hi - lo) : 64)
 		if (v >= lo - slack && v <= hi + slack) live++
 		else { printf "%s %s @%s: %.0f outside [%.0f, %.0f] +- %.0f (live)\n", path[inst], stat, t, v, lo, hi, slack > report; bad++ }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target: the memory.stat / memory.events / single-number parsers
+ * libFuzzer target: the memory.stat / memory.events / single-number / PSI parsers
  * on arbitrary bytes. An input is two files, split at its first NUL byte:
  * the first teaches a parser a layout (as the previous sample of a cgroup
  * does in the text backend), then the second is parsed twice by that
@@ -64,5 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memory_stat_find(buf, size, "oom_kill", &v);
 	memory_stat_parse_u64(buf, size, &v);
+	memory_stat_parse_pressure(buf, size, "some", &v);
+	memory_stat_parse_pressure(buf, size, "full", &v);
 	return 0;
 }

@@ -63,7 +63,18 @@ fi
 # sample: a counter must lie between the two reads, a level between them
 # give or take 1% + 1 MiB (it may peak in between). A wrong field mapping
 # is far outside that.
-stats=anon,file,shmem,file_mapped,file_dirty,inactive_file,active_file,unevictable,pgfault,pgmajfault,usage,oom_kill
+# Limits print as "max" when unset (v1: the page counter's maximum in bytes,
+# from 2^63 - one page up); working_set is usage - inactive_file.
+stats=anon,file,shmem,file_mapped,file_dirty,inactive_file,active_file,unevictable,pgfault,pgmajfault,usage
+stats=$stats,oom_kill_local,memory_max,memory_peak,working_set
+[ $version = 1 ] && stats=$stats,soft_limit || stats=$stats,oom_kill,memory_high,memory_low,memory_min
+unlimited_from=$(( (0x7fffffffffffffff / $(getconf PAGESIZE)) * $(getconf PAGESIZE) ))
+number() { # number FILE: its value, "max" for no limit
+	local v
+	read -r v <"$1" || return 1
+	if [ "$v" = max ] || { [ ${#v} -ge 19 ] && [ "$v" -ge "$unlimited_from" ] 2>/dev/null; }; then v=max; fi
+	echo "$v"
+}
 # snapshot: "path stat value" for every cgroup below $mdir, v2 names.
 snapshot() {
 	find "$mdir" -type d | while IFS= read -r dir; do
@@ -75,11 +86,22 @@ snapshot() {
 				m["dirty"] = "file_dirty"; m["writeback"] = "file_writeback"; m["rss_huge"] = "anon_thp" }
 				/^total_/ { n = substr($1, 7); if (n in m) n = m[n]; print p, n, $2 }' "$dir/memory.stat"
 			echo "$path usage $(cat "$dir/memory.usage_in_bytes")"
-			awk -v p="$path" '$1 == "oom_kill" { print p, "oom_kill", $2 }' "$dir/memory.oom_control"
+			awk -v p="$path" '$1 == "oom_kill" { print p, "oom_kill_local", $2 }' "$dir/memory.oom_control"
+			echo "$path memory_max $(number "$dir/memory.limit_in_bytes")"
+			echo "$path memory_peak $(number "$dir/memory.max_usage_in_bytes")"
+			echo "$path soft_limit $(number "$dir/memory.soft_limit_in_bytes")"
+			echo "$path working_set $(( $(cat "$dir/memory.usage_in_bytes") - \
+				$(awk '$1 == "total_inactive_file" { print $2 }' "$dir/memory.stat") ))"
+		elif [ -r "$dir/memory.current" ]; then # the v2 root has memory.stat only
+			awk -v p="$path" '{ print p, $1, $2 }' "$dir/memory.stat"
+			echo "$path usage $(cat "$dir/memory.current")"
+			awk -v p="$path" '{ print p, $1, $2 }' "$dir/memory.events"
+			awk -v p="$path" '{ print p, $1 "_local", $2 }' "$dir/memory.events.local"
+			for f in max high low min peak; do echo "$path memory_$f $(number "$dir/memory.$f")"; done
+			echo "$path working_set $(( $(cat "$dir/memory.current") - \
+				$(awk '$1 == "inactive_file" { print $2 }' "$dir/memory.stat") ))"
 		else
 			awk -v p="$path" '{ print p, $1, $2 }' "$dir/memory.stat"
-			[ -r "$dir/memory.current" ] && echo "$path usage $(cat "$dir/memory.current")"
-			[ -r "$dir/memory.events" ] && awk -v p="$path" '{ print p, $1, $2 }' "$dir/memory.events"
 		fi
 	done
 }
@@ -109,13 +131,17 @@ compare_once() {
 		# one "path stat value" line per sampled value (host paths have no spaces or quotes)
 		sed -e 's/.*"path":"\([^"]*\)".*"values":{\(.*\)}}$/\1 \2/' "$tmp/text.json" |
 			awk '{ n = split($2, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], p, ":");
-				gsub(/"/, "", p[1]); print $1, p[1], p[2] } }' >"$tmp/sampled"
+				gsub(/"/, "", p[1]); gsub(/"/, "", p[2]); print $1, p[1], p[2] } }' >"$tmp/sampled"
 		awk -v fb="$tmp/before" -v fa="$tmp/after" '
 			BEGIN { while ((getline l < fb) > 0) { split(l, f, " "); b[f[1] " " f[2]] = f[3] }
 				while ((getline l < fa) > 0) { split(l, f, " "); a[f[1] " " f[2]] = f[3] } }
 			{ k = $1 " " $2; checked++
 			  if (!(k in b) || !(k in a)) { print "no", k, "in the files, sampled", $3; next }
-			  lo = b[k] < a[k] ? b[k] : a[k]; hi = b[k] < a[k] ? a[k] : b[k]
+			  if ($3 == "max" || b[k] == "max" || a[k] == "max") {
+				  if ($3 != b[k] || $3 != a[k]) print k, "sampled", $3, "files said", b[k], "then", a[k]
+				  next
+			  }
+			  lo = b[k] + 0 < a[k] + 0 ? b[k] : a[k]; hi = b[k] + 0 < a[k] + 0 ? a[k] : b[k]
 			  if ($2 ~ /^(pg|oom)/) slack = 0; else slack = hi * 0.01 + 1048576
 			  if ($3 < lo - slack || $3 > hi + slack) print k, "sampled", $3, "files said", b[k], "then", a[k] }
 			END { print checked > "/dev/stderr" }' "$tmp/sampled" >"$tmp/diff" 2>"$tmp/checked"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every PromQL of the dashboard and every recording rule through a
-Prometheus query API and expects data (a non-empty instant-query result).
+"""Runs every PromQL of the dashboard and every rule through a Prometheus
+query API and expects data (a non-empty instant-query result).
 
   query-dashboard.py --prom URL --dashboard JSON --rules RULES.yml --host H
                      [--cgroup C] [--rate-interval 30s] [--range 5m]
@@ -8,16 +8,25 @@ Prometheus query API and expects data (a non-empty instant-query result).
 
 Grafana variables become concrete values the way Grafana would send them:
 $host and $cgroup the given values (regex-escaped, as Grafana does for a
-single selected value of a multi-value variable), $__rate_interval and
-$__range the given windows. The template variables' label_values() queries
-go through /api/v1/series and must list --host (and --cgroup).
+single selected value of a multi-value variable), $depth its default,
+$__rate_interval and $__range the given windows. The template variables'
+label_values() queries go through /api/v1/series and must list --host (and
+--cgroup).
+
+Panel targets must return data, and so must each recording rule: the series
+it recorded for --host. An alert stays silent
+on a healthy host, so its expression must evaluate without error and every
+series it reads (recording rules, raw metrics) must exist for the host.
 
 Every query is retried until it returns data or the deadline passes
 (recording rules need an evaluation or two before the panels built on them
-have data). A query may stay empty only when it reads a stat named in
---missing (stats the running kernel does not give, e.g. "kernel" on cgroup
-v1) and Prometheus indeed holds no series of that stat for the host: it is
-then reported as exempt, with the reason, and does not fail.
+have data). A query may stay empty only when it is named in EXEMPT below
+with the stat it needs, that stat is in --missing (stats the running kernel
+does not give, from memcg-bpf-sample --list-stats: on cgroup v1 those
+without a v1 equivalent) and Prometheus indeed holds no series of that stat
+for the host: it is then reported as exempt, with the reason. Any other
+empty query fails, and so does an EXEMPT entry that names no query (the
+list is kept by hand, one reason per entry).
 
 Exit 0 when every query returned data or is exempt, 1 otherwise.
 """
@@ -31,6 +40,38 @@ import urllib.request
 
 import yaml
 
+# Queries that may be empty, each with the stat whose absence makes it so and
+# why the kernel lacks it. Only ever exempt when that stat is in --missing
+# and no series of it exists for the host.
+EXEMPT = {
+    "panel 'anon / file / shmem / kernel by cgroup' D":
+        ("kernel", "cgroup v1 memory.stat has no kernel field"),
+    "panel 'Working set / memory.high, top 10' A":
+        ("memory_high", "memory.high is cgroup v2 only"),
+    "panel 'Against limits: usage and working set / memory.max, working set / memory.high' C":
+        ("memory_high", "memory.high is cgroup v2 only"),
+    "rule cgroup:memcg_usage_over_memory_high:ratio":
+        ("memory_high", "memory.high is cgroup v2 only"),
+    "rule cgroup:memcg_working_set_over_memory_high:ratio":
+        ("memory_high", "memory.high is cgroup v2 only"),
+    "alert MemcgNearMemoryHigh":
+        ("memory_high", "memory.high is cgroup v2 only"),
+    "panel 'Memory pressure (some), top 10' A":
+        ("pressure_some", "memory.pressure is cgroup v2 only"),
+    "panel 'Memory pressure (full), top 10' A":
+        ("pressure_full", "memory.pressure is cgroup v2 only"),
+    "panel 'Memory pressure by cgroup' A":
+        ("pressure_some", "memory.pressure is cgroup v2 only"),
+    "panel 'Memory pressure by cgroup' B":
+        ("pressure_full", "memory.pressure is cgroup v2 only"),
+    "rule cgroup:memcg_pressure_some:rate5m":
+        ("pressure_some", "memory.pressure is cgroup v2 only"),
+    "rule cgroup:memcg_pressure_full:rate5m":
+        ("pressure_full", "memory.pressure is cgroup v2 only"),
+    "alert MemcgMemoryPressure":
+        ("pressure_some", "memory.pressure is cgroup v2 only"),
+}
+
 
 def api(prom, path, params):
     url = prom.rstrip("/") + path + "?" + urllib.parse.urlencode(params, doseq=True)
@@ -42,8 +83,9 @@ def api(prom, path, params):
 
 
 def grafana_regex_escape(v):
-    # Grafana escapes a single selected value of a regex-matched variable.
-    return re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", v)
+    # Grafana escapes a single selected value of a regex-matched variable,
+    # with two backslashes: one for the PromQL string, one for the regex.
+    return re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\\\1", v)
 
 
 def substitute(expr, values):
@@ -60,23 +102,34 @@ def panel_queries(dashboard):
         for p in panels:
             walk(p.get("panels", []))
             for t in p.get("targets", []):
-                out.append(("panel %d/%s %r" % (p["id"], t["refId"], p.get("title", "")), t["expr"]))
+                out.append(("panel %r %s" % (p.get("title", ""), t["refId"]), t["expr"]))
 
     walk(dashboard["panels"])
     return out
 
 
-def rule_queries(rules):
+def rule_queries(rules, host):
+    # the series each recording rule wrote for the host: proves that
+    # Prometheus loaded and evaluated the rule, and that its inputs exist
     out = []
     for g in rules["groups"]:
         for r in g["rules"]:
             if "record" in r:
-                out.append(("rule %s" % r["record"], r["expr"]))
+                out.append(("rule %s" % r["record"], '%s{host="%s"}' % (r["record"], host)))
     return out
 
 
-def stats_read(expr):
-    return set(m.group(1) for m in re.finditer(r"\bmemcg_([a-z0-9_]+?)_(?:bytes|total)\b", expr))
+def alert_rules(rules):
+    return [(r["alert"], r["expr"]) for g in rules["groups"] for r in g["rules"] if "alert" in r]
+
+
+def series_names(expr):
+    # metric names and recording rules an expression reads (not functions,
+    # keywords or label names: those are followed by "(" or sit inside {})
+    expr = re.sub(r'"[^"]*"', '""', expr)
+    expr = re.sub(r"\{[^}]*\}", "{}", expr)
+    return set(m.group(1) for m in re.finditer(r"\b([a-z_][a-z0-9_]*(?::[a-z0-9_]+)*)\b(?!\s*\()", expr)
+               if m.group(1).startswith(("memcg_", "cgroup:", "host:")))
 
 
 def main():
@@ -88,7 +141,7 @@ def main():
     ap.add_argument("--cgroup")
     ap.add_argument("--rate-interval", default="30s")
     ap.add_argument("--range", default="5m")
-    ap.add_argument("--missing", default="")
+    ap.add_argument("--missing", default="", help="stats the running kernel does not give, comma-separated")
     ap.add_argument("--deadline", type=float, default=90)
     a = ap.parse_args()
 
@@ -96,9 +149,13 @@ def main():
     rules = yaml.safe_load(open(a.rules))
     missing = set(s for s in a.missing.split(",") if s)
 
-    # template variables: label_values(METRIC{...}, LABEL)
+    # template variables: label_values(METRIC{...}, LABEL); custom ones at
+    # their default
     values = {"$__rate_interval": a.rate_interval, "$__range": a.range,
               "$host": grafana_regex_escape(a.host)}
+    for v in dashboard["templating"]["list"]:
+        if v["type"] == "custom":
+            values["$" + v["name"]] = v["current"]["value"]
     fail = 0
     for v in dashboard["templating"]["list"]:
         q = v.get("definition", "")
@@ -122,44 +179,85 @@ def main():
             values["$cgroup"] = grafana_regex_escape(a.cgroup)
     values.setdefault("$cgroup", grafana_regex_escape(a.cgroup or "/"))
 
-    queries = [(n, substitute(e, values)) for n, e in panel_queries(dashboard) + rule_queries(rules)]
+    queries = [(n, substitute(e, values)) for n, e in panel_queries(dashboard) + rule_queries(rules, a.host)]
     leftover = [e for _, e in queries if "$" in e]
     if leftover:
         print("unsubstituted variables in: %s" % leftover)
         return 1
-    result = {}
+    names = set(n for n, _ in queries) | set("alert " + n for n, _ in alert_rules(rules))
+    stale = sorted(set(EXEMPT) - names)
+    for n in stale:
+        print("EXEMPT  %s names no query of the dashboard or the rules" % n)
+        fail = 1
+
+    def may_be_empty(n):
+        return n in EXEMPT and EXEMPT[n][0] in missing
+
+    # alerts: the expression evaluates; each series it reads exists for the host
+    alerts = []
+    for n, e in alert_rules(rules):
+        api(a.prom, "/api/v1/query", {"query": e})  # raises on an evaluation error
+        alerts.append(("alert " + n, sorted(series_names(e))))
+    inputs = sorted(set(s for _, ss in alerts for s in ss))
+
+    result, held_input = {}, {}
     deadline = time.monotonic() + a.deadline
     while True:
         for n, e in queries:
-            if result.get(n):
-                continue
-            result[n] = api(a.prom, "/api/v1/query", {"query": e})["result"]
-        # a query reading a stat the kernel does not give is not waited for
-        if all(result[n] or stats_read(e) & missing for n, e in queries) or time.monotonic() > deadline:
+            if not result.get(n):
+                result[n] = api(a.prom, "/api/v1/query", {"query": e})["result"]
+        for s in inputs:
+            if not held_input.get(s):
+                held_input[s] = bool(api(a.prom, "/api/v1/query",
+                                         {"query": 'group(%s{host="%s"})' % (s, a.host)})["result"])
+        # a query allowed to be empty on this kernel is not waited for
+        if (all(result[n] or may_be_empty(n) for n, _ in queries) and
+                all(held_input[s] for n, ss in alerts if not may_be_empty(n) for s in ss)) or \
+                time.monotonic() > deadline:
             break
         time.sleep(1)
 
-    exempt = 0
+    def exempt_reason(n):
+        # EXEMPT names it, the kernel lacks its stat, and no series of it exists
+        if not may_be_empty(n):
+            return None
+        stat, why = EXEMPT[n]
+        if api(a.prom, "/api/v1/series",
+               {"match[]": '{__name__=~"memcg_%s_(bytes|total|seconds_total)", host="%s"}' % (stat, a.host)}):
+            return None
+        return "no data: %s (%s; memcg-bpf-sample --list-stats), and the host ships no %s" % (why, stat, stat)
+
+    exempt = ok = 0
     for n, e in queries:
         r = result[n]
         if r:
             vals = [float(s["value"][1]) for s in r]
-            print("ok      %-58s %3d series, values %g..%g" % (n, len(r), min(vals), max(vals)))
+            print("ok      %-62s %3d series, values %g..%g" % (n, len(r), min(vals), max(vals)))
+            ok += 1
             continue
-        lacking = stats_read(e) & missing
-        held = [s for s in lacking
-                if api(a.prom, "/api/v1/series",
-                       {"match[]": '{__name__=~"memcg_%s_(bytes|total)", host="%s"}' % (s, a.host)})]
-        if lacking and not held:
-            print("exempt  %-58s no data: the kernel does not give %s (memcg-bpf-sample --list-stats), "
-                  "and no host ships it" % (n, ", ".join(sorted(lacking))))
+        why = exempt_reason(n)
+        if why:
+            print("exempt  %-62s %s" % (n, why))
             exempt += 1
             continue
-        print("EMPTY   %-58s %s" % (n, e))
+        print("EMPTY   %-62s %s" % (n, e))
         fail = 1
-    print("%d queries (%d panel targets, %d recording rules): %d with data, %d exempt, %s" %
-          (len(queries), len(panel_queries(dashboard)), len(rule_queries(rules)),
-           sum(1 for v in result.values() if v), exempt, "FAIL" if fail else "ok"))
+    for n, ss in alerts:
+        lacking = [s for s in ss if not held_input[s]]
+        if not lacking:
+            print("ok      %-62s evaluates; reads %s" % (n, ", ".join(ss)))
+            ok += 1
+            continue
+        why = exempt_reason(n)
+        if why:
+            print("exempt  %-62s %s" % (n, why))
+            exempt += 1
+            continue
+        print("EMPTY   %-62s no series of %s for the host" % (n, ", ".join(lacking)))
+        fail = 1
+    print("%d queries (%d panel targets, %d recording rules, %d alerts): %d with data, %d exempt, %s" %
+          (len(queries) + len(alerts), len(panel_queries(dashboard)), len(rule_queries(rules, a.host)), len(alerts),
+           ok, exempt, "FAIL" if fail else "ok"))
     return fail
 
 

@@ -57,12 +57,13 @@ wait_http() { # wait_http URL PID: until URL answers 200, at most 30 s
 	return 1
 }
 
-# start_prometheus NAME: sets PROM_PORT; logs in $T/NAME.log
+# start_prometheus NAME [CONFIG]: sets PROM_PORT; logs in $T/NAME/receiver.log;
+# CONFIG: the prometheus.yml to use (default: an empty one)
 start_prometheus() {
 	local dir=$T/$1
 	mkdir -p "$dir"
 	PROM_PORT=$(free_port)
-	echo "global: {}" >"$dir/prometheus.yml"
+	echo "${2:-global: {\}}" >"$dir/prometheus.yml"
 	"$PROMETHEUS" --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
 		--web.listen-address="127.0.0.1:$PROM_PORT" \
 		--web.enable-remote-write-receiver \

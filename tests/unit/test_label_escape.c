@@ -74,6 +74,14 @@ static void test_metric_names(void **state)
 	assert_string_equal(buf, "memcg_pgfault_total");
 	metric_name(stat_lookup("oom_kill"), buf, sizeof(buf));
 	assert_string_equal(buf, "memcg_oom_kill_total");
+	metric_name(stat_lookup("oom_kill_local"), buf, sizeof(buf));
+	assert_string_equal(buf, "memcg_oom_kill_local_total");
+	metric_name(stat_lookup("memory_max"), buf, sizeof(buf));
+	assert_string_equal(buf, "memcg_memory_max_bytes");
+	metric_name(stat_lookup("pressure_some"), buf, sizeof(buf));
+	assert_string_equal(buf, "memcg_pressure_some_seconds_total");
+	metric_name(stat_lookup("working_set"), buf, sizeof(buf));
+	assert_string_equal(buf, "memcg_working_set_bytes");
 	assert_int_equal(metric_name(stat_lookup("anon"), buf, 8), -ENAMETOOLONG);
 }
 

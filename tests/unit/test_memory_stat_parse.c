@@ -375,6 +375,23 @@ static void test_u64_errors(void **state)
 	assert_true(v == 5); /* untouched on error */
 }
 
+static void test_pressure(void **state)
+{
+	const char psi[] = "some avg10=0.00 avg60=1.25 avg300=0.00 total=123456\n"
+			   "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n";
+	uint64_t v = 0;
+
+	assert_int_equal(memory_stat_parse_pressure(psi, strlen(psi), "some", &v), 0);
+	assert_int_equal(v, 123456);
+	assert_int_equal(memory_stat_parse_pressure(psi, strlen(psi), "full", &v), 0);
+	assert_int_equal(v, 789);
+	/* only "some": a kernel that reports no full line (the cpu file of old kernels) */
+	assert_int_equal(memory_stat_parse_pressure(psi, strchr(psi, '\n') + 1 - psi, "full", &v), -ENOENT);
+	assert_int_equal(memory_stat_parse_pressure("some avg10=1.00\n", 16, "some", &v), -EINVAL);
+	assert_int_equal(memory_stat_parse_pressure("some total=x\n", 13, "some", &v), -EINVAL);
+	assert_int_equal(memory_stat_parse_pressure("", 0, "some", &v), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_u64_errors),
+		cmocka_unit_test(test_pressure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The sample table: rows, missing values, growth, reuse. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +81,35 @@ static void test_free_twice_is_safe(void **state)
 	sample_table_free(&t);
 }
 
+static void test_shipped_values(void **state)
+{
+	assert_true(sample_value(stat_lookup("anon"), 4096) == 4096.0);
+	assert_true(isinf(sample_value(stat_lookup("memory_max"), SAMPLE_VALUE_UNLIMITED)));
+	assert_true(sample_value(stat_lookup("memory_max"), SAMPLE_VALUE_UNLIMITED) > 0);
+	/* memory.pressure's totals are in µs, shipped as seconds */
+	assert_true(sample_value(stat_lookup("pressure_some"), 2500000) == 2.5);
+}
+
+/* Hidden columns are sampled (rows hold them) but not among the table's stats. */
+static void test_hidden_columns(void **state)
+{
+	const struct stat_def *cols[3] = { stat_lookup("working_set"), stat_lookup("usage"),
+					   stat_lookup("inactive_file") };
+	struct sample_table t;
+	struct sample_row *a, *b;
+
+	sample_table_init_hidden(&t, cols, 1, 3);
+	assert_int_equal(t.nr_stats, 1);
+	a = sample_table_add(&t, 1, "/a", 1);
+	a->values[2] = 7;
+	b = sample_table_add(&t, 2, "/b", 1);
+	assert_int_equal(b->values[0], SAMPLE_VALUE_MISSING);
+	assert_int_equal(b->values[2], SAMPLE_VALUE_MISSING);
+	assert_int_equal(t.rows[0].values[2], 7);
+	assert_ptr_equal(t.rows[1].values, t.rows[0].values + 3);
+	sample_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +117,8 @@ int main(void)
 		cmocka_unit_test(test_rows_survive_growth),
 		cmocka_unit_test(test_reset_reuses_storage),
 		cmocka_unit_test(test_free_twice_is_safe),
+		cmocka_unit_test(test_shipped_values),
+		cmocka_unit_test(test_hidden_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,8 +51,17 @@ static void test_names_are_unique_and_described(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_non_null(cat[i].name);
 		assert_ptr_equal(stat_lookup(cat[i].name), &cat[i]);
-		if (cat[i].file != STAT_FILE_USAGE)
+		/* the bpf backend reads a kernel constant, or a page counter, or nothing (derived) */
+		if (cat[i].file == STAT_FILE_MEMORY_STAT || cat[i].file == STAT_FILE_MEMORY_EVENTS ||
+		    cat[i].file == STAT_FILE_MEMORY_EVENTS_LOCAL || cat[i].file == STAT_FILE_PRESSURE)
 			assert_non_null(cat[i].kernel[0]);
+		/* a stat covers its cgroup alone exactly when its name says so */
+		assert_int_equal(cat[i].scope == STAT_SCOPE_LOCAL,
+				 strlen(cat[i].name) > 6 && !strcmp(cat[i].name + strlen(cat[i].name) - 6, "_local"));
+		/* every derived stat's inputs are in the catalog */
+		for (size_t k = 0; k < STAT_MAX_INPUTS && cat[i].inputs[k]; k++)
+			assert_non_null(stat_lookup(cat[i].inputs[k]));
+		assert_true(cat[i].file != STAT_FILE_DERIVED || cat[i].inputs[0]);
 		for (size_t j = i + 1; j < n; j++)
 			assert_string_not_equal(cat[i].name, cat[j].name);
 	}

@@ -52,9 +52,14 @@ line"
 LONG=$(printf '%0255d' 0 | tr 0 L)
 mkdir -p "$R/a/$ODD" "$R/a/$RAW" "$R/a/$NL" "$R/a/$LONG"
 for d in "$R/a" "$R/a/$ODD" "$R/a/$RAW" "$R/a/$NL" "$R/a/$LONG"; do
-	printf 'anon 4096\nfile 8192\nslab 100\n' > "$d/memory.stat"
+	printf 'anon 4096\nfile 8192\nslab 100\ninactive_file 4096\n' > "$d/memory.stat"
 	echo 12288 > "$d/memory.current"
 	printf 'low 0\nhigh 1\nmax 2\noom 0\noom_kill 3\noom_group_kill 0\nsock_throttled 0\n' > "$d/memory.events"
+	printf 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\nsock_throttled 0\n' > "$d/memory.events.local"
+	echo max > "$d/memory.max"
+	echo 1048576 > "$d/memory.high"
+	printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=5000000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=700\n' \
+		> "$d/memory.pressure"
 done
 ino() { stat -c %i "$1"; }
 iR=$(ino "$R") iA=$(ino "$R/a") iO=$(ino "$R/a/$ODD") iX=$(ino "$R/a/$RAW")
@@ -65,7 +70,8 @@ rec() {
 	printf '{"sample":%s,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"%s","depth":%s,"values":{%s}}\n' \
 		"${5:-0}" "$1" "$2" "$3" "$4"
 }
-V='"anon":4096,"file":8192,"slab":100,"usage":12288,"max":2,"oom_kill":3'
+V='"anon":4096,"file":8192,"slab":100,"usage":12288,"max":2,"oom_kill":3,"oom_kill_local":1'
+V=$V',"memory_max":"max","memory_high":1048576,"working_set":8192,"pressure_some":4000000,"pressure_full":700'
 good() {
 	rec "$iR" / 0 '"anon":1'
 	rec "$iA" /a 1 "$V"
@@ -84,6 +90,18 @@ sed 's/"usage":12288/"usage":12287/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-usage-differs "$cv" fs "$R" "$tmp/j"
 sed 's/"oom_kill":3/"oom_kill":0/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-event-differs "$cv" fs "$R" "$tmp/j"
+sed 's/"oom_kill_local":1/"oom_kill_local":3/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-local-event-is-not-subtree "$cv" fs "$R" "$tmp/j"
+sed 's/"memory_max":"max"/"memory_max":9223372036854771712/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-max-is-not-a-number "$cv" fs "$R" "$tmp/j"
+sed 's/"memory_high":1048576/"memory_high":"max"/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-limit-is-not-max "$cv" fs "$R" "$tmp/j"
+sed 's/"working_set":8192/"working_set":12288/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-working-set-is-usage-minus-inactive-file "$cv" fs "$R" "$tmp/j"
+sed 's/"pressure_some":4000000/"pressure_some":5000001/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-pressure-ahead-of-the-file "$cv" fs "$R" "$tmp/j"
+sed 's/"pressure_some":4000000/"pressure_some":1000000/' "$tmp/good.json" > "$tmp/j"
+expect 1 fs-pressure-too-far-behind "$cv" fs "$R" "$tmp/j"
 sed 's/"slab":100/"slab":100,"nosuch":0/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-unknown-value "$cv" fs "$R" "$tmp/j"
 grep -v '"path":"/a/r' "$tmp/good.json" > "$tmp/j"

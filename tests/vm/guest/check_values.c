@@ -9,8 +9,13 @@
  *       cgroup_id == inode of the directory, depth == number of components,
  *       every value == memory.stat / memory.current ("usage") /
  *       memory.events (low high max oom oom_kill oom_group_kill
- *       sock_throttled). Every cgroup directory under ROOT must have been
- *       reported exactly once. The root "/" is only checked for presence.
+ *       sock_throttled) / memory.events.local (the same names + "_local") /
+ *       memory.max, .high, .low, .min, .peak, .swap.current, .swap.max
+ *       ("memory_max" ..., "swap_current", "swap_max"; "max" for no limit) /
+ *       memory.current - inactive_file ("working_set") / memory.pressure's
+ *       totals ("pressure_some", "pressure_full": at most 3 s behind the
+ *       file, never ahead). Every cgroup directory under ROOT must have
+ *       been reported exactly once. The root "/" is only checked for presence.
  *   check_values cmp A_JSON B_JSON
  *       Two runs (e.g. bpf and text) report the same cgroups with the same
  *       value names and equal values (the root "/" excluded).
@@ -297,11 +302,19 @@ fail:
 	return NULL;
 }
 
+/* "max" in a file or in the JSON: no limit */
+#define UNLIMITED (UINT64_MAX - 1)
+
 static int parse_u64(struct parser *ps, uint64_t *out)
 {
 	uint64_t v = 0;
 
 	ws(ps);
+	if (!strncmp(ps->p, "\"max\"", 5)) { /* a limit set to "max", as the file prints it */
+		ps->p += 5;
+		*out = UNLIMITED;
+		return 0;
+	}
 	if (*ps->p < '0' || *ps->p > '9') {
 		ps->err = "expected an unsigned integer";
 		return -1;
@@ -598,20 +611,21 @@ static void read_kv(int dirfd, const char *name, bool single, struct kvfile *out
 	out->present = true;
 	if (single) {
 		out->kv = xrealloc(out->kv, sizeof(*out->kv));
-		strcpy(out->kv[0].name, "usage");
-		out->kv[0].v = strtoull(buf, NULL, 10);
+		strcpy(out->kv[0].name, "value");
+		out->kv[0].v = !strcmp(buf, "max\n") ? UNLIMITED : strtoull(buf, NULL, 10);
 		out->n = 1;
 		return;
 	}
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		char *sp = strchr(line, ' ');
+		char *sp = strchr(line, ' '), *total = strstr(line, " total=");
 
 		if (!sp || (size_t)(sp - line) >= sizeof(out->kv[0].name))
 			continue;
 		out->kv = xrealloc(out->kv, (out->n + 1) * sizeof(*out->kv));
 		memcpy(out->kv[out->n].name, line, (size_t)(sp - line));
 		out->kv[out->n].name[sp - line] = 0;
-		out->kv[out->n].v = strtoull(sp + 1, NULL, 10);
+		/* memory.pressure: "some avg10=... total=N" */
+		out->kv[out->n].v = strtoull(total ? total + 7 : sp + 1, NULL, 10);
 		out->n++;
 	}
 }
@@ -622,6 +636,84 @@ static const struct kv *kv_find(const struct kvfile *f, const char *name)
 		if (!strcmp(f->kv[i].name, name))
 			return &f->kv[i];
 	return NULL;
+}
+
+/*
+ * The files of one cgroup that values are checked against. Pressure totals
+ * keep growing while the group stalls, and the bpf backend reads the
+ * kernel's aggregate, refreshed every 2 s: a sampled total may be behind the
+ * file read after it by up to PRESSURE_SLACK_US, never ahead.
+ */
+#define PRESSURE_SLACK_US 3000000
+
+struct cg_files {
+	struct kvfile stat, events, events_local, usage, pressure, single;
+};
+
+static void read_cg_files(int fd, struct cg_files *f)
+{
+	read_kv(fd, "memory.stat", false, &f->stat);
+	read_kv(fd, "memory.events", false, &f->events);
+	read_kv(fd, "memory.events.local", false, &f->events_local);
+	read_kv(fd, "memory.current", true, &f->usage);
+	read_kv(fd, "memory.pressure", false, &f->pressure);
+}
+
+/* The single-number file a limit-like value is in, or NULL. */
+static const char *single_file(const char *name)
+{
+	static const char *const map[][2] = {
+		{ "memory_max", "memory.max" },   { "memory_high", "memory.high" },
+		{ "memory_low", "memory.low" },   { "memory_min", "memory.min" },
+		{ "memory_peak", "memory.peak" }, { "swap_current", "memory.swap.current" },
+		{ "swap_max", "memory.swap.max" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i][0], name))
+			return map[i][1];
+	return NULL;
+}
+
+static bool is_event(const char *name);
+
+/*
+ * What the cgroupfs says value @name is now: 0 and @out, or -1 with @why.
+ * @pressure is set for the PSI totals (compared with slack).
+ */
+static int truth(int fd, struct cg_files *f, const char *name, uint64_t *out, bool *pressure, const char **why)
+{
+	const struct kv *kv = NULL, *inactive;
+	const char *file = single_file(name);
+	char key[64];
+	size_t len = strlen(name);
+
+	*pressure = false;
+	*why = "is in no cgroupfs file";
+	if (file) {
+		read_kv(fd, file, true, &f->single);
+		kv = f->single.n ? &f->single.kv[0] : NULL;
+	} else if (!strcmp(name, "usage")) {
+		kv = f->usage.n ? &f->usage.kv[0] : NULL;
+	} else if (!strcmp(name, "working_set")) {
+		inactive = kv_find(&f->stat, "inactive_file");
+		if (!f->usage.n || !inactive)
+			return -1;
+		*out = f->usage.kv[0].v > inactive->v ? f->usage.kv[0].v - inactive->v : 0;
+		return 0;
+	} else if (!strcmp(name, "pressure_some") || !strcmp(name, "pressure_full")) {
+		*pressure = true;
+		kv = kv_find(&f->pressure, name + 9);
+	} else if (len > 6 && !strcmp(name + len - 6, "_local") && len - 6 < sizeof(key)) {
+		snprintf(key, sizeof(key), "%.*s", (int)(len - 6), name);
+		kv = is_event(key) ? kv_find(&f->events_local, key) : NULL;
+	} else {
+		kv = kv_find(is_event(name) ? &f->events : &f->stat, name);
+	}
+	if (!kv)
+		return -1;
+	*out = kv->v;
+	return 0;
 }
 
 static bool is_event(const char *name)
@@ -724,9 +816,9 @@ static int mode_fs(int argc, char **argv)
 	struct records rs = { 0 };
 	struct record **idx;
 	struct dirs dirs = { 0 };
-	struct kvfile stat = { 0 }, events = { 0 }, usage = { 0 };
+	struct cg_files files = { 0 };
 	unsigned long compared = 0, mismatches = 0, bad_ids = 0, bad_depth = 0, missing = 0,
-		      empty = 0;
+		      empty = 0, unlimited = 0, pressure_behind = 0;
 	long min_cgroups = 1, s;
 	unsigned bad, dups;
 	size_t n;
@@ -787,28 +879,26 @@ static int mode_fs(int argc, char **argv)
 			report("%s: no values", show(r->path));
 			empty++;
 		}
-		read_kv(fd, "memory.stat", false, &stat);
-		read_kv(fd, "memory.events", false, &events);
-		read_kv(fd, "memory.current", true, &usage);
-		close(fd);
+		read_cg_files(fd, &files);
 		for (size_t v = 0; v < r->nr_values; v++) {
-			const char *name = r->values[v].name;
-			const struct kvfile *f = !strcmp(name, "usage") ? &usage
-						 : is_event(name)       ? &events
-									: &stat;
-			const struct kv *kv = kv_find(f, name);
+			const char *name = r->values[v].name, *why;
+			uint64_t want, got = r->values[v].v;
+			bool pressure;
 
 			compared++;
-			if (!kv) {
-				report("%s: \"%s\"=%" PRIu64 " is in no cgroupfs file", show(r->path), name,
-				       r->values[v].v);
+			if (truth(fd, &files, name, &want, &pressure, &why) < 0) {
+				report("%s: \"%s\"=%" PRIu64 " %s", show(r->path), name, got, why);
 				mismatches++;
-			} else if (kv->v != r->values[v].v) {
-				report("%s: %s: reported %" PRIu64 ", cgroupfs %" PRIu64, show(r->path),
-				       name, r->values[v].v, kv->v);
+			} else if (pressure ? got > want || want - got > PRESSURE_SLACK_US : got != want) {
+				report("%s: %s: reported %" PRIu64 ", cgroupfs %" PRIu64 "%s", show(r->path),
+				       name, got, want, pressure ? " (pressure: never ahead, at most 3 s behind)" : "");
 				mismatches++;
+			} else {
+				unlimited += got == UNLIMITED;
+				pressure_behind += pressure && got != want;
 			}
 		}
+		close(fd);
 	}
 	/* Every cgroup directory must have been reported. */
 	if (walk_root(root, &dirs) == 0)
@@ -818,8 +908,10 @@ static int mode_fs(int argc, char **argv)
 				missing++;
 			}
 	printf("check_values fs: sample=%ld cgroups=%zu dirs=%zu values=%lu mismatches=%lu "
-	       "bad_ids=%lu bad_depth=%lu missing=%lu empty=%lu bad_lines=%u dup_paths=%u\n",
-	       s, n, dirs.n, compared, mismatches, bad_ids, bad_depth, missing, empty, bad, dups);
+	       "bad_ids=%lu bad_depth=%lu missing=%lu empty=%lu bad_lines=%u dup_paths=%u "
+	       "unlimited=%lu pressure_behind=%lu\n",
+	       s, n, dirs.n, compared, mismatches, bad_ids, bad_depth, missing, empty, bad, dups,
+	       unlimited, pressure_behind);
 	if ((long)n < min_cgroups)
 		report("only %zu cgroups reported, expected at least %ld", n, min_cgroups);
 	return (bad || dups || mismatches || bad_ids || bad_depth || missing || empty ||
@@ -1266,7 +1358,7 @@ static int csv_last_value(const char *file, uint64_t *out, char *raw, size_t raw
 static int mode_csv(int argc, char **argv)
 {
 	struct dirs dirs = { 0 };
-	struct kvfile stat = { 0 }, events = { 0 }, usage = { 0 };
+	struct cg_files files = { 0 };
 	unsigned long compared = 0, mismatches = 0, missing = 0, bad_rows = 0, unknown_dirs = 0,
 		      cgroups = 0;
 	char **stats = NULL, **names;
@@ -1317,18 +1409,12 @@ static int mode_csv(int argc, char **argv)
 			missing++;
 			continue;
 		}
-		read_kv(fd, "memory.stat", false, &stat);
-		read_kv(fd, "memory.events", false, &events);
-		read_kv(fd, "memory.current", true, &usage);
-		close(fd);
+		read_cg_files(fd, &files);
 		for (size_t s = 0; s < nr_stats; s++) {
-			const char *name = stats[s];
-			const struct kvfile *f = !strcmp(name, "usage") ? &usage
-						 : is_event(name)       ? &events
-									: &stat;
-			const struct kv *kv = kv_find(f, name);
+			const char *name = stats[s], *why;
 			char *csv = csv_newest(dir, name);
-			uint64_t v;
+			uint64_t v, want;
+			bool pressure;
 			int err;
 
 			if (!csv) {
@@ -1346,15 +1432,16 @@ static int mode_csv(int argc, char **argv)
 				continue;
 			}
 			compared++;
-			if (!kv) {
-				report("%s: %s=%" PRIu64 " is in no cgroupfs file", show(path), name, v);
+			if (truth(fd, &files, name, &want, &pressure, &why) < 0) {
+				report("%s: %s=%" PRIu64 " %s", show(path), name, v, why);
 				mismatches++;
-			} else if (kv->v != v) {
+			} else if (want != v) {
 				report("%s: %s: csv %" PRIu64 " (row \"%s\"), cgroupfs %" PRIu64, show(path),
-				       name, v, raw, kv->v);
+				       name, v, raw, want);
 				mismatches++;
 			}
 		}
+		close(fd);
 	}
 	/* Every memcg_bpf-* directory belongs to a cgroup of the tree or to "self". */
 	hd = opendir(hostdir);

@@ -90,7 +90,8 @@ sample() {
 	memcg-bpf-sample "$@" > "$WORK/out" 2> "$WORK/err"
 	rc=$?
 	echo "memcg-bpf-sample $*: exit $rc, stdout $(wc -l < "$WORK/out") lines"
-	head -n 5 "$WORK/err"
+	# a failure's reason is at the end (a verifier log ends with it)
+	if [ $rc -eq 0 ]; then head -n 5 "$WORK/err"; else tail -n 30 "$WORK/err"; fi
 	return $rc
 }
 

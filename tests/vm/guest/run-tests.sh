@@ -16,6 +16,7 @@ t_tree_big() {
 	add_odd_names || return 1
 	ncg=$(count_cgroups "$TREE")
 	if [ "$ncg" -lt 1000 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
+	set_limits || return 1
 	start_loads 2 1 || return 1
 	if [ "$NLOADS" -lt 50 ]; then why "only $NLOADS loads"; return 1; fi
 	stop_loads
@@ -26,7 +27,7 @@ t_tree_big() {
 		if [ "$cur" -lt 2097152 ]; then low=$((low + 1)); echo "$leaf: memory.current $cur"; fi
 	done < "$WORK/leaves"
 	if [ $low -gt 0 ]; then why "$low load leaves have memory.current < 2 MiB"; return 1; fi
-	info "$ncg cgroups below /vt (depth up to 9, a 255-byte name; $ODD_NOTE), $NLOADS loads stopped"
+	info "$ncg cgroups below /vt (depth up to 9, a 255-byte name; $ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
 }
 
 t_tree_small() {
@@ -34,9 +35,10 @@ t_tree_small() {
 	add_odd_names || return 1
 	ncg=$(count_cgroups "$TREE")
 	if [ "$ncg" -lt 50 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
+	set_limits || return 1
 	start_loads 2 1 || return 1
 	stop_loads
-	info "$ncg cgroups below /vt ($ODD_NOTE), $NLOADS loads stopped"
+	info "$ncg cgroups below /vt ($ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
 }
 
 # checked MODE ARGS...: check_values MODE ARGS with its output shown, its

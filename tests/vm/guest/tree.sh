@@ -69,6 +69,29 @@ build_tree() {
 	return 0
 }
 
+# set_limits: memory.max, .high, .low, .min and .swap.max on the level-1
+# dirs and their m0 and m1 (different values per dir, all above what the
+# loads use, so nothing is throttled or reclaimed), so that the limit stats
+# are checked against values other than "max" and 0. LIMITS_NOTE says what.
+set_limits() {
+	n=0
+	for d1 in "$TREE"/*/; do
+		d1=${d1%/}
+		n=$((n + 1))
+		for d in "$d1" "$d1/m0" "$d1/m1"; do
+			[ -d "$d" ] || continue
+			echo $(( (2048 + n * 64) * 1048576 )) > "$d/memory.max" || { why "cannot set $d/memory.max"; return 1; }
+			echo $(( (1024 + n * 32) * 1048576 )) > "$d/memory.high" || { why "cannot set $d/memory.high"; return 1; }
+			echo $(( n * 4096 * 16 )) > "$d/memory.low" || { why "cannot set $d/memory.low"; return 1; }
+			echo $(( n * 4096 * 8 )) > "$d/memory.min" || { why "cannot set $d/memory.min"; return 1; }
+			if [ -e "$d/memory.swap.max" ]; then
+				echo $(( n * 1048576 )) > "$d/memory.swap.max" || { why "cannot set $d/memory.swap.max"; return 1; }
+			fi
+		done
+	done
+	LIMITS_NOTE="limits set on $n level-1 dirs and their m0, m1"
+}
+
 # add_odd_names: below TREE, a cgroup whose name is 255 bytes (NAME_MAX)
 # with a child and a load in it, and a try at a name with a newline, which
 # cgroup_mkdir() refuses with EINVAL (so that /proc/PID/cgroup stays

@@ -1,0 +1,129 @@
+#!/bin/bash
+# The dashboard, the rules and scripts/plot.py against a real Prometheus
+# holding made-up data of the plugin's default stat set
+# (synthetic_exporter.py: one host as cgroup v2, one as v1, one OOM kill in
+# a leaf three levels deep on each). No collectd, no root, no cgroup is
+# touched; ~30 s. Prometheus (Debian sid, cached by
+# tests/sender/fetch-receivers.sh) scrapes the exporter every second and
+# evaluates a copy of memcg_bpf.rules.yml every 2 s (the windows unchanged).
+#  - query-dashboard.py for the v2 host: every panel target and recording
+#    rule returns data and every alert's inputs exist, nothing exempt;
+#  - query-dashboard.py for the v1 host: the same, except the targets named
+#    in its EXEMPT table for the stats v1 lacks (kernel, memory_high,
+#    pressure_*), each of which must then be reported exempt;
+#  - MemcgOOMKill is pending or firing exactly once per host, in the
+#    victim's cgroup, and host:memcg_oom_kill_local:increase5m reads 1;
+#  - scripts/plot.py draws a PNG (valid signature and IHDR, 1600x1000) with
+#    series in each of its four panels for the v2 host, and for the v1 host
+#    with the pressure panel empty.
+# Exit 77 when Prometheus, gnuplot, python3-yaml or curl is missing.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+# shellcheck source=../sender/lib.sh
+. "$src/tests/sender/lib.sh"
+
+command -v python3 >/dev/null || skip_all "python3 not installed"
+command -v curl >/dev/null || skip_all "curl not installed"
+command -v gnuplot >/dev/null || skip_all "gnuplot not installed (apt-get install gnuplot-nox)"
+python3 -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed"
+T=$(mktemp -d "${TMPDIR:-/tmp}/memcg_bpf-synthetic.XXXXXX")
+out=$("$src/tests/sender/fetch-receivers.sh" 2>"$T/fetch.log") ||
+	skip_all "Prometheus not available (no network and no cache): $(tail -n 1 "$T/fetch.log")"
+PROMETHEUS=$(echo "$out" | awk '$1 == "prometheus" { print $3 }')
+trap 'stop_receivers' EXIT
+trap 'exit 1' INT TERM HUP PIPE # the EXIT trap stops the servers
+
+exporter_port=$(free_port)
+python3 "$here/synthetic_exporter.py" --port "$exporter_port" --oom-after 5 &
+receiver_pids+=($!)
+wait_http "http://127.0.0.1:$exporter_port/metrics" $! || { not_ok "synthetic exporter starts"; finish; }
+
+sed 's/^\(    interval: \)1m$/\12s/' "$src/packaging/dashboard/memcg_bpf.rules.yml" >"$T/rules.yml"
+start_prometheus prom "global:
+  scrape_interval: 1s
+  evaluation_interval: 2s
+rule_files:
+  - $T/rules.yml
+scrape_configs:
+  - job_name: synthetic
+    honor_labels: true
+    static_configs:
+      - targets: ['127.0.0.1:$exporter_port']" || { not_ok "Prometheus starts"; finish; }
+prom=http://127.0.0.1:$PROM_PORT
+echo "# Prometheus on $prom scraping the synthetic exporter on :$exporter_port"
+t_start=$(date +%s)
+
+query() { # query PROMQL: the instant result as "labels value" lines
+	curl -sf "$prom/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json, sys
+for s in json.load(sys.stdin)["data"]["result"]:
+    print(s["metric"].get("cgroup", ""), s["value"][1])'
+}
+# until both hosts are scraped, the kill happened and the rules saw it
+for _ in $(seq 60); do
+	[ "$(query 'count(host:memcg_oom_kill_local:increase5m > 0)' | cut -d' ' -f2)" = 2 ] && break
+	sleep 1
+done
+
+dashboard() { # dashboard HOST MISSING: query-dashboard.py, its lines as TAP comments
+	python3 "$here/query-dashboard.py" --prom "$prom" --host "$1" --missing "$2" \
+		--dashboard "$src/packaging/dashboard/memcg_bpf.grafana.json" --rules "$T/rules.yml" \
+		--rate-interval 10s --range 1m --deadline 60 >"$T/dashboard-$1.txt" 2>&1
+	local rc=$?
+	sed 's/^/#   /' "$T/dashboard-$1.txt"
+	return $rc
+}
+
+check "v2 host: every panel, recording rule and alert has data" dashboard synth-v2 ""
+check "v2 host: nothing exempt" bash -c "! grep -q '^exempt' '$T/dashboard-synth-v2.txt'"
+check "v1 host: every panel, recording rule and alert has data or is exempt" \
+	dashboard synth-v1 kernel,memory_high,pressure_some,pressure_full
+n_exempt=$(grep -c '^exempt' "$T/dashboard-synth-v1.txt")
+n_listed=$(PYTHONDONTWRITEBYTECODE=1 python3 -c 'import importlib.util, sys
+spec = importlib.util.spec_from_file_location("q", sys.argv[1]); q = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(q); print(len(q.EXEMPT))' "$here/query-dashboard.py")
+check "v1 host: each of the $n_listed EXEMPT entries is exempt ($n_exempt)" test "$n_exempt" = "$n_listed"
+
+# one kill per host: one alert each, in the victim's cgroup; the host count is 1
+alerts() {
+	curl -sf "$prom/api/v1/alerts" | python3 -c 'import json, sys
+for a in json.load(sys.stdin)["data"]["alerts"]:
+    if a["labels"]["alertname"] == "MemcgOOMKill":
+        print(a["labels"]["host"], a["labels"]["cgroup"], a["state"])' | sort
+}
+want="synth-v1 /docker/abc
+synth-v2 /kubepods.slice/pod1.slice/c1.scope"
+for _ in $(seq 30); do
+	[ "$(alerts | cut -d' ' -f1,2)" = "$want" ] && break
+	sleep 1
+done
+alerts | sed 's/^/#   MemcgOOMKill /'
+check "MemcgOOMKill: exactly once per host, in the victim's cgroup" test "$(alerts | cut -d' ' -f1,2)" = "$want"
+check "host:memcg_oom_kill_local:increase5m is 1 on each host" \
+	test "$(query 'round(host:memcg_oom_kill_local:increase5m)' | cut -d' ' -f2 | sort -u)" = 1
+check "the subtree counter would say 3 (why the rules read _local)" \
+	test "$(query 'sum(round(increase(memcg_oom_kill_total{host="synth-v2"}[5m])))' | cut -d' ' -f2)" = 3
+
+png_ok() { # png_ok FILE: PNG signature, IHDR 1600x1000
+	python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n" and d[12:16] == b"IHDR", "not a PNG"
+w, h = struct.unpack(">II", d[16:24])
+assert (w, h) == (1600, 1000), (w, h)
+assert len(d) > 20000, "%d bytes: too small for four drawn panels" % len(d)' "$1"
+}
+plot() { # plot HOST: scripts/plot.py over the run so far
+	python3 "$src/scripts/plot.py" --prom "$prom" --out "$T/$1.png" --host "$1" \
+		--start "$t_start" --step 1 --rate-window 5 --depth 2 >"$T/plot-$1.txt" 2>&1
+	local rc=$?
+	sed 's/^/#   /' "$T/plot-$1.txt"
+	return $rc
+}
+check "plot.py draws the v2 host" plot synth-v2
+check "v2 PNG is a 1600x1000 PNG" png_ok "$T/synth-v2.png"
+check "v2: series in all four panels" grep -Eq 'usage/limit [1-9].*working set [1-9].*pressure [1-9].*OOM kills [1-9]' "$T/plot-synth-v2.txt"
+check "plot.py draws the v1 host" plot synth-v1
+check "v1 PNG is a 1600x1000 PNG" png_ok "$T/synth-v1.png"
+check "v1: pressure panel empty, the others drawn" grep -Eq 'usage/limit [1-9].*working set [1-9].*pressure 0, OOM kills [1-9]' "$T/plot-synth-v1.txt"
+finish
