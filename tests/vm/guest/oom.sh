@@ -16,7 +16,7 @@
 #                     query API as the files say.
 
 # The metric names (the stat contract of issue 12, collectd-memcg_bpf(5)).
-OOM_COUNTER=${VMTEST_OOM_COUNTER:-memcg_oom_kill_local_total} # memory.events.local oom_kill
+OOM_COUNTER=memcg_oom_kill_local_total # memory.events.local oom_kill
 M_USAGE=memcg_usage_bytes              # memory.current
 M_LIMIT=memcg_memory_max_bytes         # memory.max
 M_WS=memcg_working_set_bytes           # memory.current - inactive_file
