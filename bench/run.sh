@@ -46,14 +46,9 @@ if [ -f "$B/.libs/memcg_bpf.so" ]; then
 	fi
 fi
 
-# the receivers, as the sender tests use them (Debian sid, unpacked)
+# the receivers (tests/vm/run.sh puts them in: MEMCG_BPF_VM_RECEIVERS)
 programs="$B/bench/memcg-bench"
 [ -x "$B/tests/sender/encode-bench" ] && programs="$programs $B/tests/sender/encode-bench"
-if receivers=$("$top/tests/sender/fetch-receivers.sh" 2> "$logs/receivers.log"); then
-	programs="$programs $(echo "$receivers" | awk '$1 == "victoria-metrics" || $1 == "prometheus" { printf "%s ", $3 }')"
-else
-	echo "bench: no receivers (tests/sender/fetch-receivers.sh: $(tail -n 1 "$logs/receivers.log")): the URL runs will fail"
-fi
 
 # the peer: Debian 12's netdata
 if peer=$("$top/bench/netdata-files.sh" 2> "$logs/netdata-files.log"); then
@@ -65,6 +60,7 @@ fi
 # shellcheck disable=SC2086 # lists of words
 MEMCG_BPF_VM_KERNELS=kfunc:bench MEMCG_BPF_VM_LOGDIR=$logs \
 	MEMCG_BPF_VM_PROGRAMS=$programs \
+	MEMCG_BPF_VM_RECEIVERS="prometheus victoria-metrics" \
 	MEMCG_BPF_VM_FILES="${MEMCG_BPF_VM_FILES:-} $files" \
 	MEMCG_BPF_VM_MEM=${MEMCG_BPF_VM_MEM:-4096} \
 	MEMCG_BPF_VM_TEST_TIMEOUT=${MEMCG_BPF_VM_TEST_TIMEOUT:-3600} \

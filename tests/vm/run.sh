@@ -15,7 +15,15 @@
 #                          KERNEL (bench/run.sh uses kfunc:bench; psi_off
 #                          boots with psi=0)
 #   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
-#   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh)
+#   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh);
+#                          a DEST given twice gets the later SRC (e.g.
+#                          another rules file at /vmtest/memcg_bpf.rules.yml)
+#   MEMCG_BPF_VM_RECEIVERS the receivers put into the initramfs, from
+#                          tests/sender/fetch-receivers.sh (Debian sid,
+#                          cached): "prometheus" (default; the OOM alert
+#                          test), bench/run.sh adds "victoria-metrics";
+#                          packaging/dashboard/memcg_bpf.rules.yml always
+#                          goes to /vmtest/memcg_bpf.rules.yml
 #   MEMCG_BPF_VM_MEM       guest RAM in MiB (1024)
 #   COLLECTD, COLLECTD_PLUGINS, TYPESDB  the collectd daemon, its plugin dir
 #                          and types.db put into the guest at their Debian
@@ -31,6 +39,10 @@
 #                          on the kernel command line
 #   MEMCG_BPF_VM_LOGDIR    logs (default $MEMCG_BPF_BUILDDIR/vm-logs)
 #   QEMU                   qemu-system-x86_64
+#
+# Each guest gets an empty 64 MiB scratch disk (NVMe: its driver and ext4
+# are built into Debian's cloud kernels, unlike virtio-blk): a filesystem
+# with a real page cache (tmpfs pages are shmem, on the anon LRU lists).
 #
 # Each guest prints "VMTEST ..." lines (see guest/lib.sh) on a second serial
 # port; the console goes to vm-logs/<kernel>.console.log. Fails when a test
@@ -64,8 +76,28 @@ echo "vm: fetching kernels"
 "$here/fetch-kernels.sh" > "$LOGDIR/kernels.txt" || die "cannot get the kernels (see above)"
 cat "$LOGDIR/kernels.txt"
 
+# The shipped rules (the OOM alert test loads them into Prometheus).
+files="$here/../../packaging/dashboard/memcg_bpf.rules.yml=/vmtest/memcg_bpf.rules.yml"
+
+# The receivers: Prometheus, VictoriaMetrics (Debian sid, unpacked, cached).
+programs=${MEMCG_BPF_VM_PROGRAMS:-}
+want=${MEMCG_BPF_VM_RECEIVERS-prometheus}
+if [ -n "$want" ]; then
+	if receivers=$("$here/../sender/fetch-receivers.sh" 2> "$LOGDIR/receivers.log"); then
+		for r in $want; do
+			p=$(echo "$receivers" | awk -v r="$r" '$1 == r { print $3 }')
+			if [ -n "$p" ]; then
+				programs="$programs $p"
+			else
+				echo "vm: tests/sender/fetch-receivers.sh offers no $r: the tests that need it will fail"
+			fi
+		done
+	else
+		echo "vm: no receivers (tests/sender/fetch-receivers.sh: $(tail -n 1 "$LOGDIR/receivers.log")): the tests that need $want will fail"
+	fi
+fi
+
 # The real collectd daemon with the built plugin, at the paths Debian uses.
-files=${MEMCG_BPF_VM_FILES:-}
 plugin_so=$BUILDDIR/.libs/memcg_bpf.so
 if [ ! -f "$plugin_so" ]; then
 	echo "vm: $plugin_so not built (no collectd-dev?): the guest's collectd tests will skip"
@@ -91,10 +123,12 @@ else
 		sed 's/^/  /' "$LOGDIR/bench_sink.log"
 	fi
 fi
+# the caller's files last: a DEST given twice gets the later SRC
+files="$files ${MEMCG_BPF_VM_FILES:-}"
 
 initrd=$LOGDIR/initramfs.cpio.gz
 # shellcheck disable=SC2086
-MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" ${MEMCG_BPF_VM_PROGRAMS:-} ||
+MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" $programs ||
 	die "cannot build the initramfs"
 
 total_pass=0
@@ -107,6 +141,7 @@ boot() {
 	console=$LOGDIR/$name.console.log
 	proto=$LOGDIR/$name.vmtest.log
 	data=$LOGDIR/$name.data.log
+	scratch=$LOGDIR/$name.scratch.img
 	rm -f "$console" "$proto" "$proto.clean" "$data"
 	: > "$proto"
 	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
@@ -128,10 +163,14 @@ boot() {
 	for try in 1 2; do
 		: > "$proto"
 		: > "$data"
+		rm -f "$scratch"
+		truncate -s 64M "$scratch"
 		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 \
 			-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 			-display none -monitor none -no-reboot -nodefaults \
-			-serial "file:$console" -serial "file:$proto" -serial "file:$data" </dev/null &
+			-serial "file:$console" -serial "file:$proto" -serial "file:$data" \
+			-drive "file=$scratch,if=none,id=scratch,format=raw" -device nvme,serial=vmtest,drive=scratch \
+			</dev/null &
 		qpid=$!
 		# Show the protocol lines as they arrive.
 		tail -n +1 -f --pid=$qpid "$proto" 2>/dev/null | tr -d '\r' | grep --line-buffered '^VMTEST ' | sed -u 's/^/  /' &
@@ -146,6 +185,7 @@ boot() {
 		echo "vm: $name: the kernel panicked while booting, before any test ran (see $console.panic); booting again"
 	done
 	secs=$(($(date +%s) - start))
+	rm -f "$scratch"
 
 	tr -d '\r' < "$proto" | grep '^VMTEST ' > "$proto.clean"
 	kver=$(sed -n 's/^VMTEST KERNEL //p' "$proto.clean" | head -n 1)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 # The guest's benchmark set (run-tests.sh bench; bench/run.sh, make bench):
-# functions only, sourced by run-tests.sh after lib.sh and tree.sh; they use
-# run-tests.sh's collectd helpers (collectd_conf, wait_marks, stop_checked).
+# functions only, sourced by run-tests.sh after lib.sh, tree.sh and
+# receivers.sh; they use run-tests.sh's collectd helpers (collectd_conf,
+# wait_marks, stop_checked).
 . /vmtest/bench_netdata.sh
 
 # memcg-bench (bench/memcg_bench.c) at 10, 100 and 1,000 cgroups; each line
@@ -33,60 +34,20 @@ t_bench() {
 	fi
 }
 
-# ---- the receivers of the URL runs, on the guest's loopback
+# ---- the receivers of the URL runs (receivers.sh)
 # VictoriaMetrics takes remote write 1.0 and OTLP; it answers 2.0 with a 204
 # and stores nothing (the plugin would fall back to 1.0), so 2.0 goes to
-# Prometheus. Each is started at its first use and stopped at the end.
-VM_PID='' PROM_PID=''
-VM_URL=http://127.0.0.1:8428 PROM_URL=http://127.0.0.1:9090
-
-wait_health() { # URL PID WHO
-	t=0
-	until wget -q -O /dev/null "$1" 2>/dev/null; do
-		t=$((t + 1))
-		if [ $t -gt 300 ] || ! kill -0 "$2" 2>/dev/null; then
-			why "$3 did not answer $1 in 30 s: $(tail -n 3 "$WORK/$3.log" | tr '\n' ' ' | cut -c 1-200)"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
+# Prometheus. Each is started at its first use; receivers_stop at the end.
 receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, RECEIVER_API
 	case $1 in
 	rw2)
-		if [ -z "$PROM_PID" ]; then
-			command -v prometheus >/dev/null || { why "prometheus is not in the initramfs (bench/run.sh)"; return 1; }
-			mkdir -p "$WORK/prom"
-			printf 'global:\n  scrape_interval: 1h\n' > "$WORK/prom/prometheus.yml"
-			prometheus --config.file="$WORK/prom/prometheus.yml" --storage.tsdb.path="$WORK/prom/data" \
-				--web.listen-address=127.0.0.1:9090 --web.enable-remote-write-receiver \
-				--web.remote-write-receiver.accepted-protobuf-messages=io.prometheus.write.v2.Request \
-				--log.level=warn > "$WORK/prometheus.log" 2>&1 &
-			PROM_PID=$!
-			wait_health "$PROM_URL/-/ready" "$PROM_PID" prometheus || return 1
-		fi
+		prom_start || return 1
 		RECEIVER_URL=$PROM_URL/api/v1/write RECEIVER_API=$PROM_URL/api/v1 ;;
 	*)
-		if [ -z "$VM_PID" ]; then
-			command -v victoria-metrics >/dev/null || { why "victoria-metrics is not in the initramfs (bench/run.sh)"; return 1; }
-			victoria-metrics -httpListenAddr=127.0.0.1:8428 -storageDataPath="$WORK/vmdata" \
-				-search.latencyOffset=1ms -search.disableCache -loggerLevel=WARN > "$WORK/victoria-metrics.log" 2>&1 &
-			VM_PID=$!
-			wait_health "$VM_URL/health" "$VM_PID" victoria-metrics || return 1
-		fi
+		vm_start || return 1
 		RECEIVER_URL=$VM_URL/api/v1/write RECEIVER_API=$VM_URL/api/v1
 		[ "$1" != otlp ] || RECEIVER_URL=$VM_URL/opentelemetry/v1/metrics ;;
 	esac
-}
-
-# Stops them and drops what they stored: each run starts with an empty
-# receiver (memory for the next, and no series registration left behind).
-receivers_stop() {
-	for pid in $VM_PID $PROM_PID; do kill "$pid" 2>/dev/null; done
-	for pid in $VM_PID $PROM_PID; do wait "$pid" 2>/dev/null; done
-	VM_PID='' PROM_PID=''
-	rm -rf "$WORK/vmdata" "$WORK/prom"
 }
 
 # received RUN: how many series of memcg_anon_bytes the receiver holds for

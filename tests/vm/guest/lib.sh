@@ -97,3 +97,20 @@ sample() {
 
 # first_line FILE: the first line of FILE, cut to 200 characters for a reason.
 first_line() { head -n 1 "$1" | cut -c 1-200; }
+
+# scratch_fs: the empty scratch disk tests/vm/run.sh attaches (NVMe) as an
+# ext2 filesystem on $SCRATCH, made at the first call: files there have a
+# real page cache (the guest's other filesystems are tmpfs: shmem pages).
+SCRATCH=/mnt/scratch
+scratch_fs() {
+	grep -q " $SCRATCH " /proc/mounts && return 0
+	t=0
+	until [ -b /dev/nvme0n1 ]; do
+		t=$((t + 1))
+		[ $t -le 50 ] || { why "no /dev/nvme0n1 (tests/vm/run.sh attaches a scratch disk)"; return 1; }
+		sleep 0.1
+	done
+	mke2fs -q /dev/nvme0n1 > "$WORK/mke2fs.log" 2>&1 || { why "mke2fs /dev/nvme0n1: $(first_line "$WORK/mke2fs.log")"; return 1; }
+	mkdir -p "$SCRATCH"
+	mount -t ext4 /dev/nvme0n1 "$SCRATCH" 2> "$WORK/mount.log" || { why "mount /dev/nvme0n1: $(first_line "$WORK/mount.log")"; return 1; }
+}

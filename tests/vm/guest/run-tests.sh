@@ -4,7 +4,9 @@
 #   fallback  a kernel without them (6.12)
 . /vmtest/lib.sh
 . /vmtest/tree.sh
+. /vmtest/receivers.sh
 . /vmtest/bench.sh
+. /vmtest/oom.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -784,6 +786,8 @@ kfunc)
 	run_test unknown_stat t_unknown_stat
 	run_test unprivileged_bpf t_unprivileged_bpf
 	run_test values_bpf_grow t_values_bpf_grow
+	run_test oom_events_scope t_oom_events_scope
+	run_test oom_alert t_oom_alert
 	;;
 fallback)
 	run_test tree_50 t_tree_small
@@ -793,6 +797,7 @@ fallback)
 	run_test rename_text t_rename_text
 	run_test collectd_auto_text t_collectd_auto_text
 	run_test unknown_stat t_unknown_stat
+	run_test oom_events_scope t_oom_events_scope
 	;;
 psi_off)
 	run_test tree_50 t_tree_small
