@@ -229,13 +229,16 @@ collectd_values() {
 	start=$(date +%s)
 	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 	cpid=$!
-	# three intervals: the self values of three samples
+	# three intervals: the self values of three samples. The bound only
+	# catches a hang: collectd's csv writer with 17,000 values an interval
+	# under TCG took close to 60 s for three samples on a busy host, and
+	# speed is not what this test measures (make bench does).
 	t=0
 	while [ "$(csv_rows "$(ls "$d/csv/$CD_HOST/memcg_bpf-self/count-cgroups_selected"-* 2>/dev/null | head -n 1)")" -lt 3 ]; do
 		t=$((t + 1))
-		if [ $t -gt 600 ] || ! kill -0 $cpid 2>/dev/null; then
+		if [ $t -gt 1500 ] || ! kill -0 $cpid 2>/dev/null; then
 			cat "$d/stdout" "$d/collectd.log"
-			why "no 3 samples in 60 s: $(grep -iE 'error' "$d/collectd.log" "$d/stdout" | head -n 1 | cut -c 1-200)"
+			why "no 3 samples in 150 s: $(grep -iE 'error' "$d/collectd.log" "$d/stdout" | head -n 1 | cut -c 1-200)"
 			kill -KILL $cpid 2>/dev/null
 			return 1
 		fi
