@@ -133,8 +133,10 @@ compare_once() {
 			awk '{ n = split($2, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], p, ":");
 				gsub(/"/, "", p[1]); gsub(/"/, "", p[2]); print $1, p[1], p[2] } }' >"$tmp/sampled"
 		awk -v fb="$tmp/before" -v fa="$tmp/after" '
-			BEGIN { while ((getline l < fb) > 0) { split(l, f, " "); b[f[1] " " f[2]] = f[3] }
-				while ((getline l < fa) > 0) { split(l, f, " "); a[f[1] " " f[2]] = f[3] } }
+			BEGIN { while ((getline l < fb) > 0) { split(l, f, " "); b[f[1] " " f[2]] = f[3]; bp[f[1]] = 1 }
+				while ((getline l < fa) > 0) { split(l, f, " "); a[f[1] " " f[2]] = f[3]; ap[f[1]] = 1 } }
+			# a cgroup that came or went between the reads (the host is live) is not judged
+			!($1 in bp) || !($1 in ap) { next }
 			{ k = $1 " " $2; checked++
 			  if (!(k in b) || !(k in a)) { print "no", k, "in the files, sampled", $3; next }
 			  if ($3 == "max" || b[k] == "max" || a[k] == "max") {
