@@ -20,8 +20,8 @@
 #                          another rules file at /vmtest/memcg_bpf.rules.yml)
 #   MEMCG_BPF_VM_RECEIVERS the receivers put into the initramfs, from
 #                          tests/sender/fetch-receivers.sh (Debian sid,
-#                          cached): "prometheus" (default; the OOM alert
-#                          test), bench/run.sh adds "victoria-metrics";
+#                          cached): "prometheus victoria-metrics" (default:
+#                          the OOM alert and identity tests);
 #                          packaging/dashboard/memcg_bpf.rules.yml always
 #                          goes to /vmtest/memcg_bpf.rules.yml
 #   MEMCG_BPF_VM_MEM       guest RAM in MiB (1024)
@@ -81,7 +81,7 @@ files="$here/../../packaging/dashboard/memcg_bpf.rules.yml=/vmtest/memcg_bpf.rul
 
 # The receivers: Prometheus, VictoriaMetrics (Debian sid, unpacked, cached).
 programs=${MEMCG_BPF_VM_PROGRAMS:-}
-want=${MEMCG_BPF_VM_RECEIVERS-prometheus}
+want=${MEMCG_BPF_VM_RECEIVERS-prometheus victoria-metrics}
 if [ -n "$want" ]; then
 	if receivers=$("$here/../sender/fetch-receivers.sh" 2> "$LOGDIR/receivers.log"); then
 		for r in $want; do

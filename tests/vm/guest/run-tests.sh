@@ -7,6 +7,7 @@
 . /vmtest/receivers.sh
 . /vmtest/bench.sh
 . /vmtest/oom.sh
+. /vmtest/identity.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -791,6 +792,7 @@ kfunc)
 	run_test values_bpf_grow t_values_bpf_grow
 	run_test oom_events_scope t_oom_events_scope
 	run_test oom_alert t_oom_alert
+	run_test identity t_identity
 	;;
 fallback)
 	run_test tree_50 t_tree_small
