@@ -139,6 +139,16 @@ cleanup() {
 trap cleanup EXIT
 t_all=$(date +%s)
 step_start() { t0=$(date +%s); echo "packagecheck: == $1"; }
+# unit_keeps ROOT CAP: true when collectd.service, read from ROOT with its
+# drop-ins the way systemd reads them, keeps CAP (CAP_BPF, CAP_SYS_ADMIN, ...)
+# in its capability bounding set. systemd-analyze security --offline: no
+# running systemd needed.
+unit_keeps() {
+	systemd-analyze security --offline=yes --root="$1" --json=short collectd.service 2>"$work/analyze.err" |
+		python3 -c 'import json, sys
+d = {e["json_field"]: e["set"] for e in json.load(sys.stdin)}
+sys.exit(0 if d["CapabilityBoundingSet_" + sys.argv[1]] is False else 1)' "$2"
+}
 step_end() { echo "packagecheck: ok ($(($(date +%s) - t0)) s) $1"; }
 fail() { echo "packagecheck: FAIL: $*" >&2; exit 1; }
 
@@ -199,7 +209,19 @@ if [ $systemd = 1 ]; then
 	*) fail "collectd.service's CapabilityBoundingSet lacks cap_bpf/cap_perfmon: $capbnd" ;; esac
 	echo "packagecheck:   systemd applies the drop-in: collectd.service LimitNOFILE=65536, bounding set has cap_bpf cap_perfmon"
 else
-	echo "packagecheck:   no systemd running on this machine: the drop-in is checked as a file only"
+	echo "packagecheck:   no systemd running on this machine: the drop-in is checked as a file and offline"
+fi
+# offline, on any machine: Debian's collectd.service with the drop-in keeps
+# every capability (CAP_SYS_ADMIN stands for the rest) and so CAP_BPF
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$work/unit-deb/lib/systemd/system/collectd.service.d"
+	cp /lib/systemd/system/collectd.service "$work/unit-deb/lib/systemd/system/"
+	cp "$dropin" "$work/unit-deb/lib/systemd/system/collectd.service.d/"
+	unit_keeps "$work/unit-deb" CAP_BPF && unit_keeps "$work/unit-deb" CAP_SYS_ADMIN ||
+		fail "collectd.service + $dropin (systemd-analyze security --offline): CAP_BPF or the full set lost ($(cat "$work/analyze.err"))"
+	echo "packagecheck:   collectd.service + drop-in, read offline by systemd-analyze: every capability kept, CAP_BPF included"
+else
+	echo "packagecheck:   systemd-analyze not installed: the unit and drop-in are not read offline"
 fi
 # both man pages name the package's version (configure's, from debian/changelog)
 upstream=$(dpkg-query -W -f='${Version}' "$pkg")
@@ -455,6 +477,21 @@ mkdir -p "$work/rpm/x"
 rpm_dropin=$work/rpm/x/usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf
 grep -qx 'LimitNOFILE=65536' "$rpm_dropin" || fail "the RPM's drop-in does not raise LimitNOFILE"
 grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$rpm_dropin" || fail "the RPM's drop-in does not add CAP_BPF CAP_PERFMON"
+# offline: on a unit that drops every capability, as collectd's upstream
+# contrib/systemd.collectd.service does ("CapabilityBoundingSet=" and
+# ProtectSystem=full, its lines that matter here), the drop-in gives back
+# CAP_BPF and nothing else
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$work/unit-rpm/usr/lib/systemd/system/collectd.service.d"
+	printf '%s\n' '[Unit]' 'Description=collectd as its upstream unit runs it' '[Service]' \
+		'ExecStart=/usr/sbin/collectd' 'Type=notify' 'ProtectSystem=full' 'ProtectHome=true' \
+		'CapabilityBoundingSet=' >"$work/unit-rpm/usr/lib/systemd/system/collectd.service"
+	cp "$rpm_dropin" "$work/unit-rpm/usr/lib/systemd/system/collectd.service.d/"
+	unit_keeps "$work/unit-rpm" CAP_BPF ||
+		fail "upstream-style collectd.service + the RPM's drop-in: no CAP_BPF ($(cat "$work/analyze.err"))"
+	! unit_keeps "$work/unit-rpm" CAP_SYS_ADMIN ||
+		fail "upstream-style collectd.service + the RPM's drop-in: CAP_SYS_ADMIN is back (the set should be CAP_BPF CAP_PERFMON)"
+fi
 rpm_version=$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)
 for page in usr/share/man/man5/collectd-memcg_bpf.5.gz usr/share/man/man1/memcg-bpf-sample.1.gz; do
 	th=$(zcat "$work/rpm/x/$page" | grep -m1 '^\.TH ')
