@@ -73,7 +73,8 @@ if [ -d /run/systemd/system ]; then
 	echo "packagecheck: PID 1 is systemd: collectd runs as collectd.service"
 else
 	echo "packagecheck: PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown), not systemd: collectd.service is" \
-		"not tested here (drop-in checked as a file); collectd runs through /etc/init.d/collectd"
+		"not tested here (the drop-in is checked as a file and read offline with systemd-analyze); collectd runs through" \
+		"/etc/init.d/collectd"
 fi
 # The acceptance restarts the system's collectd: not when one is running.
 if [ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null; then
