@@ -3,6 +3,9 @@
 # package, e.g. unpacked from sid with dpkg-deb -x; PROMTOOL=PATH):
 #  - promtool check rules memcg_bpf.rules.yml
 #  - promtool test rules memcg_bpf.rules.test.yml (alerts fire as expected)
+#  - the same for memcg_bpf.cadvisor.rules.yml (cAdvisor's names) and its
+#    memcg_bpf.cadvisor.rules.test.yml (labels, values, "unlimited" as 0,
+#    the queries cAdvisor dashboards and alerts run)
 #  - every PromQL expression of memcg_bpf.grafana.json parses: they are put
 #    into a rules file as recording rules (Grafana variables replaced by
 #    $host/$cgroup -> .*, $depth -> 2, $__rate_interval -> 5m, $__range -> 1h)
@@ -23,6 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$here"
 "$promtool" check rules memcg_bpf.rules.yml
 "$promtool" test rules memcg_bpf.rules.test.yml
+"$promtool" check rules memcg_bpf.cadvisor.rules.yml
+"$promtool" test rules memcg_bpf.cadvisor.rules.test.yml
 python3 - memcg_bpf.grafana.json >"$tmp/panels.rules.yml" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -4,7 +4,8 @@
 #    .TP item of doc/collectd-memcg_bpf.5.in, and every key documented there
 #    exists in the table;
 #  - the built man page lists every stat of memcg-bpf-sample --list-stats;
-#  - the built page has no @PLACEHOLDER@ left and its footer names the version;
+#  - both built pages (doc/*.in -> doc/*) have no @PLACEHOLDER@ left and
+#    their footers name the version of the build tree's Makefile;
 #  - man --warnings finds nothing to say about either man page.
 #   check-man.sh [SRCDIR BUILDDIR]
 # Without arguments (make check runs it from the build directory): the
@@ -47,15 +48,23 @@ echo "check-man: $n stats in the catalog, all in the man page" | { [ $fail = 0 ]
 
 # no placeholder left: the footer names the version (configure substituted
 # @VERSION@ inside the Makefile's own sed once, which left it in the page)
-if grep -n '@[A-Z]*@' "$page" >"$tmp/left"; then
-	echo "check-man: placeholders left in $page:" >&2
-	cat "$tmp/left" >&2
-	fail=1
-fi
-grep -q '^\.TH .*"memcg_bpf [0-9]' "$page" || { echo "check-man: the footer of $page names no version" >&2; fail=1; }
+# both pages are built from doc/*.in; each footer names the version
+page1="$build/doc/memcg-bpf-sample.1"
+[ -f "$page1" ] || { echo "check-man: $page1 not built (make)" >&2; exit 1; }
+version=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
+for p in "$page" "$page1"; do
+	grep -q "^\.TH .*\"memcg_bpf $version\"" "$p" ||
+		{ echo "check-man: the footer of $p does not name version $version: $(grep '^\.TH' "$p")" >&2; fail=1; }
+	if grep -n '@[A-Z]*@' "$p" >"$tmp/left"; then
+		echo "check-man: placeholders left in $p:" >&2
+		cat "$tmp/left" >&2
+		fail=1
+	fi
+done
+echo "check-man: both footers name memcg_bpf $version" | { [ $fail = 0 ] && cat || true; }
 
 command -v man >/dev/null || { echo "check-man: man (man-db) not installed: man --warnings not run"; exit $fail; }
-for p in "$page" "$src/doc/memcg-bpf-sample.1"; do
+for p in "$page" "$page1"; do
 	MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -E UTF-8 -l -Tutf8 -Z "$p" >/dev/null 2>"$tmp/warn" || true
 	if [ -s "$tmp/warn" ]; then
 		echo "check-man: man --warnings on $p:" >&2

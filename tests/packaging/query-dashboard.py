@@ -2,8 +2,8 @@
 """Runs every PromQL of the dashboard and every rule through a Prometheus
 query API and expects data (a non-empty instant-query result).
 
-  query-dashboard.py --prom URL --dashboard JSON --rules RULES.yml --host H
-                     [--cgroup C] [--rate-interval 30s] [--range 5m]
+  query-dashboard.py --prom URL --dashboard JSON --rules RULES.yml [--rules ...]
+                     --host H [--cgroup C] [--rate-interval 30s] [--range 5m]
                      [--missing STAT,...] [--deadline SECONDS]
 
 Grafana variables become concrete values the way Grafana would send them:
@@ -13,7 +13,8 @@ $__rate_interval and $__range the given windows. The template variables'
 label_values() queries go through /api/v1/series and must list --host (and
 --cgroup).
 
-Panel targets must return data, and so must each recording rule: the series
+Panel targets must return data, and so must each recording rule of every
+--rules file (the dashboard's, and memcg_bpf.cadvisor.rules.yml): the series
 it recorded for --host. An alert stays silent
 on a healthy host, so its expression must evaluate without error and every
 series it reads (recording rules, raw metrics) must exist for the host.
@@ -136,7 +137,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prom", required=True)
     ap.add_argument("--dashboard", required=True)
-    ap.add_argument("--rules", required=True)
+    ap.add_argument("--rules", required=True, action="append", help="a rules file; repeatable")
     ap.add_argument("--host", required=True)
     ap.add_argument("--cgroup")
     ap.add_argument("--rate-interval", default="30s")
@@ -146,7 +147,7 @@ def main():
     a = ap.parse_args()
 
     dashboard = json.load(open(a.dashboard))
-    rules = yaml.safe_load(open(a.rules))
+    rules = {"groups": [g for f in a.rules for g in yaml.safe_load(open(f))["groups"]]}
     missing = set(s for s in a.missing.split(",") if s)
 
     # template variables: label_values(METRIC{...}, LABEL); custom ones at

@@ -6,27 +6,45 @@
 #  2. packaging/build-deb.sh: make dist -> dpkg-buildpackage -> lintian
 #     (fails on lintian errors);
 #  3. apt-get install ./collectd-memcg-bpf_*.deb; dpkg -L has the expected
-#     layout; the conffile is registered; collectd -t and collectd -T accept
-#     a configuration that includes the shipped snippet, enabled;
+#     layout; the conffile is registered; both installed man pages name
+#     the package's version in their footer; the spool directory of the
+#     shipped SpoolDir exists (0700, root); collectd -t and collectd -T
+#     accept a configuration that includes the shipped snippet, enabled;
 #  4. acceptance: with Debian's collectd package (installed from
 #     bookworm if missing, removed again afterwards), the shipped snippet
 #     enabled with its documented sed and its URL pointed at a Prometheus
 #     the test starts on 127.0.0.1 (9090 as shipped when free, else a free
 #     port, edited into the URL as an operator would), Interval 2 set on
-#     the LoadPlugin line, `/etc/init.d/collectd restart`: memcg_* series of
-#     this host appear in Prometheus;
+#     the LoadPlugin line, collectd restarted (`/etc/init.d/collectd
+#     restart`; where PID 1 is systemd, `systemctl restart collectd.service`
+#     instead, and the running collectd must have the drop-in's open-file
+#     limit and CAP_BPF + CAP_PERFMON): memcg_* series of this host appear
+#     in Prometheus; the spool directory is owned by the user collectd runs
+#     as, mode 0700, and the plugin holds its lock file;
 #  5. the dashboard against that data: Prometheus loads
 #     packaging/dashboard/memcg_bpf.rules.yml (a test copy evaluated every
-#     2 s instead of every minute; the windows are unchanged), then every
-#     panel query of memcg_bpf.grafana.json and every recording rule runs
+#     2 s instead of every minute; the windows are unchanged) and
+#     memcg_bpf.cadvisor.rules.yml, then every panel query of
+#     memcg_bpf.grafana.json and every recording rule of both files runs
 #     through /api/v1/query and must return data, and every alert must
 #     evaluate with all its inputs present (query-dashboard.py; on cgroup v1
-#     the targets its EXEMPT table names for v2-only stats may be empty);
-#     promtool check rules / test rules (packaging/dashboard/check.sh);
-#     collectd and Prometheus are stopped by PID;
-#     apt-get purge leaves nothing behind;
-#  6. packaging/build-rpm.sh: make dist -> rpmbuild --nodeps; rpm -qlp has
-#     the expected layout.
+#     the targets its EXEMPT table names for v2-only stats may be empty;
+#     this host has no Kubernetes cgroups, so the cAdvisor series are
+#     checked without namespace/pod/container: tests/packaging/synthetic.sh
+#     checks those); promtool check rules / test rules
+#     (packaging/dashboard/check.sh);
+#  6. RRD files, on Debian's stock collectd.conf (rrdtool loaded): a minute
+#     after the restart the files under /var/lib/collectd/rrd are listed,
+#     then 50 cgroups are added (the plugin must ship them), and
+#     MEMCG_BPF_RRD_WAIT seconds (default 300, the acceptance of issue 13)
+#     after the restart they are listed again: no memcg_bpf-<cgroup>
+#     directory but memcg_bpf-self, the plugin's files did not change, and
+#     the total did not grow with the cgroups; the cgroups are removed;
+#     collectd and Prometheus are stopped;
+#     apt-get purge leaves nothing behind (the spool directory included);
+#  7. packaging/build-rpm.sh: make dist -> rpmbuild --nodeps; rpm -qlp has
+#     the expected layout (the spool directory 0700 root, the drop-in with
+#     the capabilities), both man pages name the version.
 # Prints the time each step takes. Exit 77 (skip) when not root or when
 # dpkg-buildpackage/rpmbuild are missing; exit 1 on the first failure.
 # Environment: MEMCG_BPF_SRCDIR, MEMCG_BPF_BUILDDIR (set by make packagecheck);
@@ -47,9 +65,24 @@ if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; the
 	exit 1
 fi
 
+# systemd as PID 1 (sd_booted()'s test): the acceptance then runs collectd
+# as collectd.service; otherwise through the init script, and says why.
+systemd=0
+if [ -d /run/systemd/system ]; then
+	systemd=1
+	echo "packagecheck: PID 1 is systemd: collectd runs as collectd.service"
+else
+	echo "packagecheck: PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown), not systemd: collectd.service is" \
+		"not tested here (the drop-in is checked as a file and read offline with systemd-analyze); collectd runs through" \
+		"/etc/init.d/collectd"
+fi
 # The acceptance restarts the system's collectd: not when one is running.
 if [ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null; then
 	echo "packagecheck: collectd is running here (/var/run/collectd.pid); not touching it" >&2
+	exit 1
+fi
+if [ $systemd = 1 ] && systemctl is-active -q collectd.service; then
+	echo "packagecheck: collectd.service is active here; not touching it" >&2
 	exit 1
 fi
 # Prometheus and promtool (Debian sid, unpacked, cached)
@@ -62,6 +95,13 @@ installed=0
 collectd_installed=0 # 1: this test installed Debian's collectd package
 collectd_rrd_was_there=1
 prom_pid=
+test_cgroup= # the cgroup step 6 adds (with 50 children), removed at exit
+remove_test_cgroup() {
+	[ -n "$test_cgroup" ] && [ -d "$test_cgroup" ] || return 0
+	for d in "$test_cgroup"/c*/; do [ ! -d "$d" ] || rmdir "$d" 2>/dev/null || true; done
+	rmdir "$test_cgroup" 2>/dev/null || echo "packagecheck: could not remove $test_cgroup" >&2
+	test_cgroup=
+}
 stop_pid() { # stop_pid PID: TERM, then KILL after 10 s
 	kill -TERM "$1" 2>/dev/null || return 0
 	i=0
@@ -71,6 +111,10 @@ stop_pid() { # stop_pid PID: TERM, then KILL after 10 s
 # stop_collectd: the init script's stop (collectdmon by its pidfile), then
 # both PIDs checked and, if still alive, stopped by PID.
 stop_collectd() {
+	if [ $systemd = 1 ]; then
+		systemctl stop collectd.service >"$work/collectd-stop.log" 2>&1 || true
+		return 0
+	fi
 	mon=$(cat /var/run/collectd.pid 2>/dev/null || true)
 	[ -n "$mon" ] || return 0
 	child=$(ps -o pid= --ppid "$mon" 2>/dev/null | tr -d ' ' || true)
@@ -80,6 +124,7 @@ stop_collectd() {
 }
 cleanup() {
 	stop_collectd
+	remove_test_cgroup
 	[ -z "$prom_pid" ] || stop_pid "$prom_pid"
 	if [ $installed = 1 ]; then
 		echo "packagecheck: removing $pkg after a failure"
@@ -95,6 +140,16 @@ cleanup() {
 trap cleanup EXIT
 t_all=$(date +%s)
 step_start() { t0=$(date +%s); echo "packagecheck: == $1"; }
+# unit_keeps ROOT CAP: true when collectd.service, read from ROOT with its
+# drop-ins the way systemd reads them, keeps CAP (CAP_BPF, CAP_SYS_ADMIN, ...)
+# in its capability bounding set. systemd-analyze security --offline: no
+# running systemd needed.
+unit_keeps() {
+	systemd-analyze security --offline=yes --root="$1" --json=short collectd.service 2>"$work/analyze.err" |
+		python3 -c 'import json, sys
+d = {e["json_field"]: e["set"] for e in json.load(sys.stdin)}
+sys.exit(0 if d["CapabilityBoundingSet_" + sys.argv[1]] is False else 1)' "$2"
+}
 step_end() { echo "packagecheck: ok ($(($(date +%s) - t0)) s) $1"; }
 fail() { echo "packagecheck: FAIL: $*" >&2; exit 1; }
 
@@ -143,14 +198,47 @@ unexpected=$(grep -v -x -e '/\.' -e '/etc' -e '/etc/collectd' -e /etc/collectd/c
 [ -z "$unexpected" ] || fail "unexpected files in $pkg: $unexpected"
 dpkg-query -W -f='${Conffiles}\n' "$pkg" | grep -q " $conf " || fail "$conf is not a conffile"
 grep -qx 'LimitNOFILE=65536' "$dropin" || fail "$dropin does not raise LimitNOFILE"
-if [ -d /run/systemd/system ]; then
+# Debian's collectd.service keeps every capability; a CapabilityBoundingSet=
+# line in the drop-in would replace that full set (packaging/systemd/memcg_bpf.conf)
+! grep -q '^CapabilityBoundingSet' "$dropin" || fail "$dropin sets CapabilityBoundingSet (would narrow Debian's full set)"
+if [ $systemd = 1 ]; then
 	systemctl daemon-reload
 	[ "$(systemctl show collectd.service -p LimitNOFILE --value)" = 65536 ] ||
 		fail "systemd does not apply $dropin to collectd.service"
-	echo "packagecheck:   systemd applies the drop-in: collectd.service LimitNOFILE=65536"
+	capbnd=$(systemctl show collectd.service -p CapabilityBoundingSet --value)
+	case " $capbnd " in *" cap_bpf "*" cap_perfmon "* | *" cap_perfmon "*" cap_bpf "*) ;;
+	*) fail "collectd.service's CapabilityBoundingSet lacks cap_bpf/cap_perfmon: $capbnd" ;; esac
+	echo "packagecheck:   systemd applies the drop-in: collectd.service LimitNOFILE=65536, bounding set has cap_bpf cap_perfmon"
 else
-	echo "packagecheck:   no systemd running on this machine: the drop-in is checked as a file only"
+	echo "packagecheck:   no systemd running on this machine: the drop-in is checked as a file and offline"
 fi
+# offline, on any machine: Debian's collectd.service with the drop-in keeps
+# every capability (CAP_SYS_ADMIN stands for the rest) and so CAP_BPF
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$work/unit-deb/lib/systemd/system/collectd.service.d"
+	cp /lib/systemd/system/collectd.service "$work/unit-deb/lib/systemd/system/"
+	cp "$dropin" "$work/unit-deb/lib/systemd/system/collectd.service.d/"
+	unit_keeps "$work/unit-deb" CAP_BPF && unit_keeps "$work/unit-deb" CAP_SYS_ADMIN ||
+		fail "collectd.service + $dropin (systemd-analyze security --offline): CAP_BPF or the full set lost ($(cat "$work/analyze.err"))"
+	echo "packagecheck:   collectd.service + drop-in, read offline by systemd-analyze: every capability kept, CAP_BPF included"
+else
+	echo "packagecheck:   systemd-analyze not installed: the unit and drop-in are not read offline"
+fi
+# both man pages name the package's version (configure's, from debian/changelog)
+upstream=$(dpkg-query -W -f='${Version}' "$pkg")
+upstream=${upstream%-*}
+for page in /usr/share/man/man5/collectd-memcg_bpf.5.gz /usr/share/man/man1/memcg-bpf-sample.1.gz; do
+	th=$(zcat "$page" | grep -m1 '^\.TH ')
+	case $th in *"\"memcg_bpf $upstream\""*) ;; *) fail "$page: the footer does not name memcg_bpf $upstream: $th" ;; esac
+done
+echo "packagecheck:   both man pages: memcg_bpf $upstream"
+# the spool directory of the shipped SpoolDir: made by the postinst
+spool=/var/lib/collectd/memcg_bpf-spool
+grep -q "^#	SpoolDir \"$spool\"\$" "$conf" || fail "$conf: no SpoolDir \"$spool\" to enable"
+[ "$(stat -c '%U:%G %a' "$spool" 2>&1)" = "root:root 700" ] ||
+	fail "$spool: $(stat -c '%U:%G %a' "$spool" 2>&1), not root:root 700"
+grep -q '^#	DispatchValues false$' "$conf" || fail "$conf: no DispatchValues false to enable"
+grep -q '^# Label "cluster" ' "$conf" || fail "$conf: no commented Label \"cluster\""
 grep -q '^#LoadPlugin memcg_bpf$' "$conf" || fail "$conf: no commented LoadPlugin line"
 grep -q '^[^#]' "$conf" && fail "$conf has active lines as shipped"
 man -w collectd-memcg_bpf >/dev/null 2>&1 || fail "man -w collectd-memcg_bpf finds no page"
@@ -186,7 +274,7 @@ fi
 step_end "collectd -t (shipped, enabled) and -T (enabled): $(grep -m1 -o 'memcg_bpf plugin: backend [a-z]*' "$work/T1.log")"
 
 # ---- 4. acceptance: the system's collectd ships to a local Prometheus
-step_start "acceptance: enable the snippet, /etc/init.d/collectd restart, series in Prometheus"
+step_start "acceptance: enable the snippet, restart collectd, series in Prometheus"
 if ! dpkg-query -W -f='${Status}' collectd 2>/dev/null | grep -q 'ok installed'; then
 	collectd_installed=1
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends collectd \
@@ -207,6 +295,7 @@ global:
   evaluation_interval: 2s
 rule_files:
   - $work/prom/rules.yml
+  - $src/packaging/dashboard/memcg_bpf.cadvisor.rules.yml
 PROM
 port=9090
 if ! python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 9090))' 2>/dev/null; then
@@ -228,14 +317,31 @@ sed -i 's/^#\([^ #]\)/\1/' "$conf"
 sed -i "s|^\(\tURL \"http://\)127.0.0.1:9090/|\1127.0.0.1:$port/|" "$conf"
 sed -i 's|^LoadPlugin memcg_bpf$|<LoadPlugin memcg_bpf>\n\tInterval 2\n</LoadPlugin>|' "$conf"
 grep -q "^	URL \"$prom/api/v1/write\"$" "$conf" || { cat "$conf"; fail "the enabled snippet has no URL to $prom"; }
-/etc/init.d/collectd restart >"$work/collectd-restart.log" 2>&1 || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart"; }
-# collectdmon writes the pid file and starts collectd after the init script
-# returns: give it up to 10 s
-i=0
-until [ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null; do
-	[ $i -lt 100 ] || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart: no collectd running after 10 s"; }
-	sleep 0.1; i=$((i + 1))
-done
+collectd_pid=
+if [ $systemd = 1 ]; then
+	# Type=notify: systemctl returns once collectd is up
+	systemctl restart collectd.service >"$work/collectd-restart.log" 2>&1 ||
+		{ cat "$work/collectd-restart.log"; systemctl status collectd.service --no-pager | tail -20; fail "systemctl restart collectd.service"; }
+	collectd_pid=$(systemctl show collectd.service -p MainPID --value)
+	[ -n "$collectd_pid" ] && [ "$collectd_pid" != 0 ] || fail "collectd.service has no MainPID after the restart"
+	# what the unit and the drop-in gave the running collectd
+	nofile=$(awk '/^Max open files/ { print $4 }' "/proc/$collectd_pid/limits")
+	[ "$nofile" = 65536 ] || fail "collectd.service's collectd has an open-file limit of $nofile, not the drop-in's 65536"
+	capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$collectd_pid/status")
+	# CAP_PERFMON is 38, CAP_BPF 39
+	[ $(((0x$capeff >> 38) & 3)) = 3 ] || fail "collectd.service's collectd lacks CAP_BPF/CAP_PERFMON (CapEff $capeff)"
+	echo "packagecheck:   collectd.service: MainPID $collectd_pid, open files $nofile, CapEff $capeff (has CAP_BPF, CAP_PERFMON)"
+else
+	/etc/init.d/collectd restart >"$work/collectd-restart.log" 2>&1 || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart"; }
+	# collectdmon writes the pid file and starts collectd after the init script
+	# returns: give it up to 10 s
+	i=0
+	until [ -s /var/run/collectd.pid ] && kill -0 "$(cat /var/run/collectd.pid)" 2>/dev/null &&
+		collectd_pid=$(ps -o pid= --ppid "$(cat /var/run/collectd.pid)" | tr -d ' ') && [ -n "$collectd_pid" ]; do
+		[ $i -lt 100 ] || { cat "$work/collectd-restart.log"; fail "/etc/init.d/collectd restart: no collectd running after 10 s"; }
+		sleep 0.1; i=$((i + 1))
+	done
+fi
 # collectd's Hostname: FQDNLookup true in Debian's collectd.conf
 hosts="$(hostname) $(hostname -f 2>/dev/null || true)"
 host=
@@ -253,7 +359,15 @@ if [ -z "$host" ]; then
 	collectd -T -C /etc/collectd/collectd.conf 2>&1 | grep -i memcg | tail -20
 	fail "no memcg_* series of host $hosts in Prometheus 60 s after the restart"
 fi
-step_end "$n memcg_* series of host $host in Prometheus ($prom) $(($(date +%s) - t_ship)) s after the restart"
+# the spool directory: owned by the user collectd runs as, 0700, in use
+collectd_user=$(ps -o user= -p "$collectd_pid" | tr -d ' ')
+[ -n "$collectd_user" ] || fail "no collectd process $collectd_pid"
+[ "$(stat -c '%U %a' "$spool")" = "$collectd_user 700" ] ||
+	fail "$spool: $(stat -c '%U:%G %a' "$spool"); collectd runs as $collectd_user (want owner $collectd_user, mode 0700)"
+# the running plugin holds an exclusive flock on SPOOLDIR/lock
+[ -f "$spool/lock" ] || fail "$spool/lock missing: the plugin does not use the shipped SpoolDir"
+! flock -n "$spool/lock" true || fail "$spool/lock is not locked: the running plugin does not use the shipped SpoolDir"
+step_end "$n memcg_* series of host $host in Prometheus ($prom) $(($(date +%s) - t_ship)) s after the restart; $spool: $collectd_user, 0700, locked by the plugin"
 
 # ---- 5. the dashboard and the rules against that data
 step_start "dashboard panels and recording rules through the query API"
@@ -269,12 +383,56 @@ if [ ! -e /sys/fs/cgroup/cgroup.controllers ] && [ -d /sys/fs/cgroup/memory ]; t
 fi
 python3 "$src/tests/packaging/query-dashboard.py" --prom "$prom" --host "$host" \
 	--dashboard "$src/packaging/dashboard/memcg_bpf.grafana.json" --rules "$work/prom/rules.yml" \
-	--rate-interval 30s --range 5m --missing "$missing" --deadline 90 >"$work/queries.txt" 2>&1 ||
+	--rules "$src/packaging/dashboard/memcg_bpf.cadvisor.rules.yml" --rate-interval 30s --range 5m --missing "$missing" --deadline 90 >"$work/queries.txt" 2>&1 ||
 	{ cat "$work/queries.txt"; fail "dashboard queries (query-dashboard.py)"; }
 sed 's/^/packagecheck:   /' "$work/queries.txt"
 PROMTOOL=$promtool "$src/packaging/dashboard/check.sh" >"$work/promtool.txt" 2>&1 ||
 	{ cat "$work/promtool.txt"; fail "promtool check rules / test rules (packaging/dashboard/check.sh)"; }
 step_end "$(tail -n 1 "$work/queries.txt"); promtool check+test rules ok"
+
+# ---- 6. RRD files do not follow the cgroups
+rrd_wait=${MEMCG_BPF_RRD_WAIT:-300}
+step_start "RRD files on the stock collectd.conf, ${rrd_wait} s after the restart, with 50 cgroups added"
+rrd=/var/lib/collectd/rrd
+grep -q '^LoadPlugin rrdtool$' /etc/collectd/collectd.conf || fail "Debian's collectd.conf does not load rrdtool: nothing to test"
+prom_value() { # prom_value PROMQL: the first value of an instant query, 0 if none
+	curl -sf "$prom/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)'
+}
+rrd_list() { (cd "$rrd" && find . -type f -name '*.rrd' | sort); }
+# a minute after the restart every stock plugin has written its files
+while [ $(($(date +%s) - t_ship)) -lt 60 ]; do sleep 1; done
+rrd_list >"$work/rrd-before"
+cgroups_before=$(prom_value "count(memcg_anon_bytes{host=\"$host\"})")
+# 50 cgroups more, under the memory controller's root (v2 or v1)
+if [ -e /sys/fs/cgroup/cgroup.controllers ]; then memroot=/sys/fs/cgroup; else memroot=/sys/fs/cgroup/memory; fi
+test_cgroup=$memroot/memcg-packagecheck.$$
+mkdir "$test_cgroup" || fail "mkdir $test_cgroup"
+[ "$memroot" = /sys/fs/cgroup/memory ] || echo +memory >"$test_cgroup/cgroup.subtree_control"
+for i in $(seq 50); do mkdir "$test_cgroup/c$i"; done
+t_cg=$(date +%s)
+until [ "$(prom_value "count(memcg_anon_bytes{host=\"$host\", cgroup=~\"/memcg-packagecheck.*\"})")" = 51 ]; do
+	[ $(($(date +%s) - t_cg)) -lt 60 ] || fail "the plugin did not ship the 51 cgroups of $test_cgroup within 60 s"
+	sleep 1
+done
+cgroups_after=$(prom_value "count(memcg_anon_bytes{host=\"$host\"})")
+while [ $(($(date +%s) - t_ship)) -lt "$rrd_wait" ]; do sleep 5; done
+rrd_list >"$work/rrd-after"
+n_before=$(wc -l <"$work/rrd-before")
+n_after=$(wc -l <"$work/rrd-after")
+self_before=$(grep -c '^\./[^/]*/memcg_bpf-self/' "$work/rrd-before" || true)
+self_after=$(grep -c '^\./[^/]*/memcg_bpf-self/' "$work/rrd-after" || true)
+# per-cgroup values would be memcg_bpf-<cgroup>/<type>-<stat>.rrd, one per cgroup and stat
+per_cgroup=$(grep '^\./[^/]*/memcg_bpf' "$work/rrd-after" | grep -v '^\./[^/]*/memcg_bpf-self/' || true)
+[ -z "$per_cgroup" ] || fail "per-cgroup RRD files: $(echo "$per_cgroup" | head -5) ($(echo "$per_cgroup" | wc -l) in all)"
+[ "$self_before" -gt 0 ] || fail "no memcg_bpf-self RRD files: is rrdtool writing at all? ($(head -3 "$work/rrd-before"))"
+[ "$self_after" = "$self_before" ] || fail "memcg_bpf-self had $self_before RRD files, now $self_after"
+added=$(comm -13 "$work/rrd-before" "$work/rrd-after")
+[ -z "$added" ] || echo "packagecheck:   RRD files added by other plugins meanwhile: $(echo "$added" | tr '\n' ' ')"
+# 51 more cgroups, each with at least one stat, would add 51 files at least
+[ $((n_after - n_before)) -lt 51 ] || fail "RRD files grew from $n_before to $n_after with the cgroups ($cgroups_before -> $cgroups_after)"
+remove_test_cgroup
+step_end "$n_after RRD files under $rrd after $(($(date +%s) - t_ship)) s ($n_before a minute after the restart; $self_after of them memcg_bpf-self); cgroups shipped: $cgroups_before, then $cgroups_after"
 
 stop_collectd
 stop_pid "$prom_pid"
@@ -283,12 +441,12 @@ prom_pid=
 step_start "apt-get purge $pkg"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >"$work/apt-purge.log" 2>&1 || { cat "$work/apt-purge.log"; fail "apt-get purge"; }
 installed=0
-for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf"; do
+for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf" "$spool"; do
 	[ ! -e "$f" ] || fail "$f is still there after purge"
 done
 step_end "purged, nothing left"
 
-# ---- 6. RPM
+# ---- 7. RPM
 step_start "build the RPM (packaging/build-rpm.sh, rpmbuild --nodeps)"
 # from the same make dist tarball the .deb was built from
 tarball=$(ls "$work"/debwork/dist-build/memcg_bpf-*.tar.gz)
@@ -306,11 +464,40 @@ cat >"$work/rpm-expected" <<LIST
 /usr/share/man/man5/collectd-memcg_bpf.5.gz
 /usr/lib/systemd/system/collectd.service.d
 /usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf
+/var/lib/collectd/memcg_bpf-spool
 LIST
 sort -o "$work/rpm-expected" "$work/rpm-expected"
 diff -u "$work/rpm-expected" "$work/rpm-ql" || fail "rpm -qlp $(basename "$rpmfile") differs from the expected layout"
 rpm -qpc "$rpmfile" 2>/dev/null | grep -qx /etc/collectd.d/memcg_bpf.conf || fail "memcg_bpf.conf is not %config in the RPM"
 rpm -qp --requires "$rpmfile" 2>/dev/null | grep -q '^collectd >= ' || fail "the RPM does not require collectd"
-step_end "$(basename "$rpmfile"): layout as expected; rpmlint: $(tail -n 1 "$work/rpm/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
+# the spool directory: 0700, root; the drop-in: LimitNOFILE and the two capabilities
+rpm -qlvp "$rpmfile" 2>/dev/null | grep -q '^drwx------ .* root *root .* /var/lib/collectd/memcg_bpf-spool$' ||
+	fail "the RPM's /var/lib/collectd/memcg_bpf-spool is not drwx------ root root: $(rpm -qlvp "$rpmfile" 2>/dev/null | grep spool)"
+mkdir -p "$work/rpm/x"
+(cd "$work/rpm/x" && rpm2cpio "$rpmfile" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$rpmfile")"
+rpm_dropin=$work/rpm/x/usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf
+grep -qx 'LimitNOFILE=65536' "$rpm_dropin" || fail "the RPM's drop-in does not raise LimitNOFILE"
+grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$rpm_dropin" || fail "the RPM's drop-in does not add CAP_BPF CAP_PERFMON"
+# offline: on a unit that drops every capability, as collectd's upstream
+# contrib/systemd.collectd.service does ("CapabilityBoundingSet=" and
+# ProtectSystem=full, its lines that matter here), the drop-in gives back
+# CAP_BPF and nothing else
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$work/unit-rpm/usr/lib/systemd/system/collectd.service.d"
+	printf '%s\n' '[Unit]' 'Description=collectd as its upstream unit runs it' '[Service]' \
+		'ExecStart=/usr/sbin/collectd' 'Type=notify' 'ProtectSystem=full' 'ProtectHome=true' \
+		'CapabilityBoundingSet=' >"$work/unit-rpm/usr/lib/systemd/system/collectd.service"
+	cp "$rpm_dropin" "$work/unit-rpm/usr/lib/systemd/system/collectd.service.d/"
+	unit_keeps "$work/unit-rpm" CAP_BPF ||
+		fail "upstream-style collectd.service + the RPM's drop-in: no CAP_BPF ($(cat "$work/analyze.err"))"
+	! unit_keeps "$work/unit-rpm" CAP_SYS_ADMIN ||
+		fail "upstream-style collectd.service + the RPM's drop-in: CAP_SYS_ADMIN is back (the set should be CAP_BPF CAP_PERFMON)"
+fi
+rpm_version=$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)
+for page in usr/share/man/man5/collectd-memcg_bpf.5.gz usr/share/man/man1/memcg-bpf-sample.1.gz; do
+	th=$(zcat "$work/rpm/x/$page" | grep -m1 '^\.TH ')
+	case $th in *"\"memcg_bpf $rpm_version\""*) ;; *) fail "RPM /$page: the footer does not name memcg_bpf $rpm_version: $th" ;; esac
+done
+step_end "$(basename "$rpmfile"): layout as expected, spool 0700 root, drop-in with LimitNOFILE and CAP_BPF CAP_PERFMON, man pages name $rpm_version; rpmlint: $(tail -n 1 "$work/rpm/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
 
 echo "packagecheck: all ok in $(($(date +%s) - t_all)) s"

@@ -13,6 +13,13 @@
 #    pressure_*), each of which must then be reported exempt;
 #  - MemcgOOMKill is pending or firing exactly once per host, in the
 #    victim's cgroup, and host:memcg_oom_kill_local:increase5m reads 1;
+#  - memcg_bpf.cadvisor.rules.yml, loaded too (query-dashboard.py reads
+#    its recording rules for both hosts): the Kubernetes cgroups of the v2
+#    host give cAdvisor's series with namespace/pod/container and id, the
+#    queries cAdvisor dashboards and alerts run (memory per pod, working
+#    set against the limit, OOM-killed containers) find the right
+#    containers, an unlimited container's limit is 0, and the v1 host's
+#    docker container outside Kubernetes has its name as "name";
 #  - scripts/plot.py draws a PNG (valid signature and IHDR, 1600x1000) with
 #    series in each of its four panels for the v2 host, and for the v1 host
 #    with the pressure panel empty.
@@ -40,11 +47,14 @@ receiver_pids+=($!)
 wait_http "http://127.0.0.1:$exporter_port/metrics" $! || { not_ok "synthetic exporter starts"; finish; }
 
 sed 's/^\(    interval: \)1m$/\12s/' "$src/packaging/dashboard/memcg_bpf.rules.yml" >"$T/rules.yml"
+# no group interval there: evaluated every evaluation_interval
+cadvisor_rules=$src/packaging/dashboard/memcg_bpf.cadvisor.rules.yml
 start_prometheus prom "global:
   scrape_interval: 1s
   evaluation_interval: 2s
 rule_files:
   - $T/rules.yml
+  - $cadvisor_rules
 scrape_configs:
   - job_name: synthetic
     honor_labels: true
@@ -69,7 +79,7 @@ done
 dashboard() { # dashboard HOST MISSING: query-dashboard.py, its lines as TAP comments
 	python3 "$here/query-dashboard.py" --prom "$prom" --host "$1" --missing "$2" \
 		--dashboard "$src/packaging/dashboard/memcg_bpf.grafana.json" --rules "$T/rules.yml" \
-		--rate-interval 10s --range 1m --deadline 60 >"$T/dashboard-$1.txt" 2>&1
+		--rules "$cadvisor_rules" --rate-interval 10s --range 1m --deadline 60 >"$T/dashboard-$1.txt" 2>&1
 	local rc=$?
 	sed 's/^/#   /' "$T/dashboard-$1.txt"
 	return $rc
@@ -104,6 +114,40 @@ check "host:memcg_oom_kill_local:increase5m is 1 on each host" \
 	test "$(query 'round(host:memcg_oom_kill_local:increase5m)' | cut -d' ' -f2 | sort -u)" = 1
 check "the subtree counter would say 3 (why the rules read _local)" \
 	test "$(query 'sum(round(increase(memcg_oom_kill_total{host="synth-v2"}[5m])))' | cut -d' ' -f2)" = 3
+
+# cAdvisor's names (memcg_bpf.cadvisor.rules.yml)
+qlabels() { # qlabels PROMQL LABEL...: "LABEL=value ... value" lines, sorted
+	curl -sf "$prom/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json, sys
+for s in json.load(sys.stdin)["data"]["result"]:
+    print(" ".join(["%s=%s" % (l, s["metric"].get(l, "")) for l in sys.argv[1:]] + [s["value"][1]]))' "${@:2}" | sort
+}
+cad_check() { # cad_check NAME PROMQL WANT LABEL...
+	local got
+	got=$(qlabels "$2" "${@:4}")
+	echo "$got" | sed 's/^/#   /'
+	check "$1" test "$got" = "$3"
+}
+cad_check "cAdvisor: working set of each Kubernetes container, with namespace/pod/container and id" \
+	'container_memory_working_set_bytes{host="synth-v2", container!=""} == bool ignoring (cgroup) label_replace(memcg_working_set_bytes, "id", "$1", "cgroup", "(.*)")' \
+	"namespace=shop pod=web-0 container=app id=/kubepods.slice/pod1.slice/c1.scope 1
+namespace=shop pod=web-0 container=sidecar id=/kubepods.slice/pod1.slice/c2.scope 1" namespace pod container id
+cad_check "cAdvisor: memory per pod, as kubernetes-mixin sums it (containers only)" \
+	'round(sum by (namespace, pod) (container_memory_working_set_bytes{container!=""}) / 2^20)' \
+	"namespace=shop pod=web-0 1382" namespace pod
+cad_check "cAdvisor: working set against the limit; the unlimited sidecar (limit 0) drops out" \
+	'round(100 * container_memory_working_set_bytes{container!=""} / on (namespace, pod, container) (container_spec_memory_limit_bytes{container!=""} > 0))' \
+	"namespace=shop pod=web-0 container=app 95" namespace pod container
+cad_check "cAdvisor: the unlimited container's limit is 0" \
+	'container_spec_memory_limit_bytes{container="sidecar"}' "container=sidecar 0" container
+cad_check "cAdvisor: the OOM-killed container, once (its pod's cgroup does not count it again)" \
+	'count by (host, namespace, pod, container) (increase(container_oom_events_total{host="synth-v2"}[5m]) > 0.5)' \
+	"host=synth-v2 namespace=shop pod=web-0 container=app 1" host namespace pod container
+cad_check "cAdvisor: a docker container outside Kubernetes has its name as name, no container" \
+	'container_memory_working_set_bytes{host="synth-v1", id="/docker/abc"}' \
+	"name=redis container= namespace= 503316480" name container namespace
+cad_check "cAdvisor: every cgroup of the v2 host has a working set series" \
+	'count(container_memory_working_set_bytes{host="synth-v2"}) == count(memcg_working_set_bytes{host="synth-v2"})' "6"
 
 png_ok() { # png_ok FILE: PNG signature, IHDR 1600x1000
 	python3 -c 'import struct, sys

@@ -16,6 +16,11 @@ host "synth-v2":  /, /kubepods.slice, /kubepods.slice/pod1.slice (memory.max
   ancestor, *_local only in c1.scope; "/" has memory.stat values only.
 host "synth-v1":  /, /docker, /docker/abc (limit 512 MiB, one OOM kill at the
   same time): no memory_high, no pressure, no kernel, no subtree OOM counter.
+The Kubernetes cgroups carry the identity labels of issue 13's contract
+(pod1.slice: pod_uid, namespace "shop", pod "web-0"; c1.scope/c2.scope also
+container_id and container "app"/"sidecar"), db.service a unit, and
+/docker/abc on the v1 host a container_id and the docker name "redis" as
+container, so that memcg_bpf.cadvisor.rules.yml has every case to map.
 Both ship the sender's self metrics. Counters grow with the time since
 start, so rate() and increase() have something to measure. Listens on
 127.0.0.1 only; stop it by its PID.
@@ -44,6 +49,17 @@ V1 = {
     "/docker": (900 * MIB, 700 * MIB, INF, None, None, None, 1200, 100),
     "/docker/abc": (500 * MIB, 480 * MIB, 512 * MIB, None, None, None, 1000, 100),
 }
+POD_UID = "0b5c1f3e-6d2a-4e7b-9a41-3c8d2f6e1a90"
+# cgroup -> identity labels, as the plugin derives them on the node
+LABELS = {
+    "/kubepods.slice/pod1.slice": {"pod_uid": POD_UID, "namespace": "shop", "pod": "web-0"},
+    "/kubepods.slice/pod1.slice/c1.scope": {"pod_uid": POD_UID, "container_id": "c1" * 32,
+                                            "namespace": "shop", "pod": "web-0", "container": "app"},
+    "/kubepods.slice/pod1.slice/c2.scope": {"pod_uid": POD_UID, "container_id": "c2" * 32,
+                                            "namespace": "shop", "pod": "web-0", "container": "sidecar"},
+    "/system.slice/db.service": {"unit": "db.service"},
+    "/docker/abc": {"container_id": "ab" * 32, "container": "redis"},
+}
 VICTIM = {"synth-v2": "/kubepods.slice/pod1.slice/c1.scope", "synth-v1": "/docker/abc"}
 
 
@@ -64,7 +80,8 @@ def series(host, tree, v2, elapsed, killed):
     lines = []
 
     def add(name, cg, value):
-        lines.append('%s{host="%s",cgroup="%s"} %s' % (name, host, cg, fmt(value)))
+        extra = "".join(',%s="%s"' % kv for kv in sorted(LABELS.get(cg, {}).items()))
+        lines.append('%s{host="%s",cgroup="%s"%s} %s' % (name, host, cg, extra, fmt(value)))
 
     victims = ancestors(VICTIM[host]) if killed else []
     for cg, row in tree.items():
