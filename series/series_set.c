@@ -3,6 +3,7 @@
 #include "series/series_set.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,10 +23,17 @@ struct arena_chunk {
 	char data[];
 };
 
+/* A cgroup's identity labels, unescaped; NULL where it has none. */
+struct ident {
+	char *unit, *pod_uid, *container_id, *ns, *pod, *container;
+	bool pending; /* a Kubernetes name is wanted and still missing */
+};
+
 struct tracked {
 	char *path;
 	uint64_t bits[TRACK_WORDS];
 	int64_t first_ms; /* the sample time the cgroup was first seen (since it last vanished) */
+	struct ident *id; /* the identity labels its series were sent with */
 };
 
 struct stale_tracker {
@@ -143,10 +151,25 @@ struct stale_tracker *stale_tracker_new(void)
 	return calloc(1, sizeof(struct stale_tracker));
 }
 
+static void ident_free(struct ident *id)
+{
+	if (!id)
+		return;
+	free(id->unit);
+	free(id->pod_uid);
+	free(id->container_id);
+	free(id->ns);
+	free(id->pod);
+	free(id->container);
+	free(id);
+}
+
 static void tracker_clear(struct stale_tracker *st)
 {
-	for (size_t i = 0; i < st->nr; i++)
+	for (size_t i = 0; i < st->nr; i++) {
 		free(st->entries[i].path);
+		ident_free(st->entries[i].id);
+	}
 	free(st->entries);
 	st->entries = NULL;
 	st->nr = 0;
@@ -224,8 +247,8 @@ static struct series_key key_with_name(struct series_key k, const char *name, si
 
 /* Labels of one series under construction, with their lengths. */
 struct label_list {
-	struct label_pair l[SERIES_MAX_STATIC_LABELS + 8];
-	struct label_len len[SERIES_MAX_STATIC_LABELS + 8];
+	struct label_pair l[SERIES_MAX_STATIC_LABELS + 12];
+	struct label_len len[SERIES_MAX_STATIC_LABELS + 12];
 	size_t n;
 };
 
@@ -315,32 +338,110 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 	return add_item_sorted(set, &it, ll);
 }
 
-/* The labels every series of a cgroup carries, except __name__. */
-struct row_labels {
-	const char *cgroup, *unit, *container_id;
-	size_t cgroup_len, unit_len, container_id_len;
-};
-
-static int row_labels(struct series_set *set, const struct series_opts *o, const char *path,
-		      struct row_labels *rl)
+/* Sets *@dst to a copy of @src unless *@dst is set already or @src is empty. */
+static int set_once(char **dst, const char *src)
 {
-	char buf[4096];
+	if (*dst || !src || !src[0])
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
 
-	memset(rl, 0, sizeof(*rl));
-	rl->cgroup = arena_escape(set, path, &rl->cgroup_len);
-	if (!rl->cgroup)
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_ident(const struct ident *a, const struct ident *b)
+{
+	if (!a || !b)
+		return a == b;
+	return same_str(a->unit, b->unit) && same_str(a->pod_uid, b->pod_uid) &&
+	       same_str(a->container_id, b->container_id) && same_str(a->ns, b->ns) && same_str(a->pod, b->pod) &&
+	       same_str(a->container, b->container);
+}
+
+/*
+ * The identity of the cgroup at @path: the path's own labels, and the
+ * Kubernetes names @o->names knows. The names @old found are kept: a
+ * name, once sent, does not go away while the cgroup stays.
+ */
+static int ident_resolve(const struct series_opts *o, const char *path, const struct ident *old,
+			 struct ident **out)
+{
+	bool want_pod = o->names && o->pod_name_labels, want_ctr = o->names && o->container_name_label;
+	char unit[4096], uid[POD_UID_MAX + 1] = "", cid[CONTAINER_ID_LEN + 1] = "";
+	struct ident *id = calloc(1, sizeof(*id));
+	int err = -ENOMEM;
+
+	if (!id)
 		return -ENOMEM;
 	if (o->unit_label) {
-		cgroup_unit_label(path, buf, sizeof(buf));
-		if (buf[0] && !(rl->unit = arena_escape(set, buf, &rl->unit_len)))
-			return -ENOMEM;
+		cgroup_unit_label(path, unit, sizeof(unit));
+		if (set_once(&id->unit, unit))
+			goto free_id;
 	}
-	if (o->container_id_label) {
-		cgroup_container_id_label(path, buf);
-		rl->container_id_len = strlen(buf);
-		if (buf[0] && !(rl->container_id = arena_strdup(set, buf)))
-			return -ENOMEM;
+	if (o->pod_uid_label || want_pod || want_ctr)
+		cgroup_pod_uid_label(path, uid);
+	if (o->container_id_label || want_ctr)
+		cgroup_container_id_label(path, cid);
+	if (set_once(&id->pod_uid, uid) || set_once(&id->container_id, cid))
+		goto free_id;
+	if (old && (set_once(&id->ns, old->ns) || set_once(&id->pod, old->pod) ||
+		    set_once(&id->container, old->container)))
+		goto free_id;
+	want_ctr = want_ctr && cid[0];
+	if (uid[0] && ((want_pod && !id->pod) || (want_ctr && !id->container))) {
+		struct pod_name pn;
+
+		pod_names_lookup(o->names, uid, want_ctr ? cid : NULL, &pn);
+		if (want_pod && !id->pod && pn.ns && pn.pod && (set_once(&id->ns, pn.ns) || set_once(&id->pod, pn.pod)))
+			goto free_id;
+		if (want_ctr && set_once(&id->container, pn.container))
+			goto free_id;
+		id->pending = (want_pod && !id->pod) || (want_ctr && !id->container);
 	}
+	*out = id;
+	return 0;
+
+free_id:
+	ident_free(id);
+	return err;
+}
+
+/* The labels every series of a cgroup carries, except __name__: escaped, in the set's arena. */
+struct row_labels {
+	const char *cgroup, *unit, *pod_uid, *container_id, *ns, *pod, *container;
+	size_t cgroup_len, unit_len, pod_uid_len, container_id_len, ns_len, pod_len, container_len;
+};
+
+/* An escaped copy of @s (NULL: none) in @set's arena, unless @on is false. */
+static int arena_label(struct series_set *set, bool on, const char *s, const char **out, size_t *out_len)
+{
+	*out = NULL;
+	*out_len = 0;
+	if (!on || !s || !s[0])
+		return 0;
+	*out = arena_escape(set, s, out_len);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int row_labels(struct series_set *set, const struct series_opts *o, const char *path,
+		      const struct ident *id, struct row_labels *rl)
+{
+	static const struct ident none;
+
+	memset(rl, 0, sizeof(*rl));
+	if (!id)
+		id = &none;
+	rl->cgroup = arena_escape(set, path, &rl->cgroup_len);
+	if (!rl->cgroup || arena_label(set, o->unit_label, id->unit, &rl->unit, &rl->unit_len) ||
+	    arena_label(set, o->pod_uid_label, id->pod_uid, &rl->pod_uid, &rl->pod_uid_len) ||
+	    arena_label(set, o->container_id_label, id->container_id, &rl->container_id, &rl->container_id_len) ||
+	    arena_label(set, o->pod_name_labels, id->ns, &rl->ns, &rl->ns_len) ||
+	    arena_label(set, o->pod_name_labels, id->pod, &rl->pod, &rl->pod_len) ||
+	    arena_label(set, o->container_name_label, id->container, &rl->container, &rl->container_len))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -368,7 +469,11 @@ static void row_template(struct row_template *rt, const struct series_opts *o, c
 	common_labels(&rt->ll, o, "?"); /* __name__ is set per stat */
 	ll_add_len(&rt->ll, "cgroup", rl->cgroup, rl->cgroup_len);
 	ll_add_len(&rt->ll, "unit", rl->unit, rl->unit_len);
+	ll_add_len(&rt->ll, "pod_uid", rl->pod_uid, rl->pod_uid_len);
 	ll_add_len(&rt->ll, "container_id", rl->container_id, rl->container_id_len);
+	ll_add_len(&rt->ll, "namespace", rl->ns, rl->ns_len);
+	ll_add_len(&rt->ll, "pod", rl->pod, rl->pod_len);
+	ll_add_len(&rt->ll, "container", rl->container, rl->container_len);
 	ll_sort(&rt->ll);
 	rt->name_at = 0;
 	while (strcmp(rt->ll.l[rt->name_at].name, "__name__") != 0)
@@ -427,15 +532,15 @@ static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_
 			bits[c / 64] |= 1ULL << (c % 64);
 }
 
-/* Stale markers for what was sent last time and is gone now; then remember now. */
 /*
  * @order: the rows sorted by path; fills @row_first with the time each row's
  * cgroup was first seen: kept from the tracker while the cgroup stays, the
- * snapshot's time for a new (or returning) one. Clears the tracker when the
- * columns changed.
+ * snapshot's time for a new (or returning) one; and @row_entry with the
+ * index of the row's tracker entry (SIZE_MAX: none). Clears the tracker
+ * when the columns changed.
  */
 static void first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
-		       int64_t *row_first)
+		       int64_t *row_first, size_t *row_entry)
 {
 	size_t i = 0;
 
@@ -444,17 +549,33 @@ static void first_seen(struct stale_tracker *st, const struct snapshot *snap, co
 	if (!st->born_ms)
 		st->born_ms = snap->ts_ms;
 	for (size_t j = 0; j < snap->nr_rows; j++) {
+		bool found;
 		int c = 1;
 
 		while (i < st->nr && (c = strcmp(st->entries[i].path, snap->paths[order[j]])) < 0)
 			i++;
-		row_first[order[j]] = i < st->nr && c == 0 ? st->entries[i].first_ms : snap->ts_ms;
+		found = i < st->nr && c == 0;
+		row_first[order[j]] = found ? st->entries[i].first_ms : snap->ts_ms;
+		row_entry[order[j]] = found ? i : SIZE_MAX;
 	}
 }
 
+/* The identity of each row: its tracker entry's (borrowed) while complete, else derived (owned). */
+struct row_idents {
+	struct ident **id;
+	bool *owned;
+	size_t *entry;
+};
+
+/*
+ * Stale markers for what was sent last time and is gone now, with the
+ * labels it was sent with: a vanished cgroup's series, a vanished stat's,
+ * and every series of a cgroup whose identity labels changed (a name was
+ * found). Then remembers now; the tracker takes the rows' identities.
+ */
 static int track(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		 const struct metric_name_len *names, const size_t *order, const int64_t *row_first,
-		 struct stale_tracker *st)
+		 struct row_idents *ri, struct stale_tracker *st)
 {
 	size_t i = 0, j = 0;
 	struct tracked *next = NULL;
@@ -469,7 +590,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 
 		while (j < snap->nr_rows && (c = strcmp(snap->paths[order[j]], st->entries[i].path)) < 0)
 			j++;
-		if (j < snap->nr_rows && c == 0)
+		if (j < snap->nr_rows && c == 0 && same_ident(st->entries[i].id, ri->id[order[j]]))
 			row_bits(snap, order[j], now);
 		for (size_t k = 0; k < st->nr_stats; k++) {
 			struct row_labels rl;
@@ -477,7 +598,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 
 			if (!(st->entries[i].bits[k / 64] & ~now[k / 64] & (1ULL << (k % 64))))
 				continue;
-			err = row_labels(set, o, st->entries[i].path, &rl);
+			err = row_labels(set, o, st->entries[i].path, st->entries[i].id, &rl);
 			if (!err) {
 				row_template(&rt, o, &rl);
 				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true,
@@ -500,6 +621,16 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 		row_bits(snap, order[r], next[r].bits);
 		next[r].first_ms = row_first[order[r]];
 	}
+	/* nothing fails from here: the identities change hands */
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		size_t row = order[r];
+
+		next[r].id = ri->id[row];
+		if (ri->owned[row])
+			ri->owned[row] = false;
+		else if (ri->entry[row] != SIZE_MAX)
+			st->entries[ri->entry[row]].id = NULL; /* borrowed: the entry gives it up */
+	}
 	tracker_clear(st);
 	st->entries = next;
 	st->nr = snap->nr_rows;
@@ -513,12 +644,44 @@ free_tmp:
 	return err;
 }
 
+static void row_idents_free(struct row_idents *ri, size_t rows)
+{
+	if (ri->id && ri->owned)
+		for (size_t r = 0; r < rows; r++)
+			if (ri->owned[r])
+				ident_free(ri->id[r]);
+	free(ri->id);
+	free(ri->owned);
+	free(ri->entry);
+}
+
+/* Each row's identity: kept from its tracker entry when complete, else derived now. */
+static int row_idents(const struct series_opts *o, const struct snapshot *snap, const struct stale_tracker *st,
+		      struct row_idents *ri)
+{
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		const struct ident *old = st && ri->entry[r] != SIZE_MAX ? st->entries[ri->entry[r]].id : NULL;
+		int err;
+
+		if (old && !old->pending) {
+			ri->id[r] = (struct ident *)old;
+			continue;
+		}
+		err = ident_resolve(o, snap->paths[r], old, &ri->id[r]);
+		if (err)
+			return err;
+		ri->owned[r] = true;
+	}
+	return 0;
+}
+
 int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		     struct stale_tracker *st)
 {
 	struct metric_name_len names[TRACK_MAX_STATS];
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
 	size_t rows = snap->nr_rows ? snap->nr_rows : 1, *order = NULL;
+	struct row_idents ri = { 0 };
 	int64_t *row_first = NULL;
 	int err;
 
@@ -539,20 +702,28 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	err = -ENOMEM;
 	order = malloc(rows * sizeof(*order));
 	row_first = calloc(rows, sizeof(*row_first));
-	if (!order || !row_first)
+	ri.id = calloc(rows, sizeof(*ri.id));
+	ri.owned = calloc(rows, sizeof(*ri.owned));
+	ri.entry = malloc(rows * sizeof(*ri.entry));
+	if (!order || !row_first || !ri.id || !ri.owned || !ri.entry)
 		goto free_tmp;
+	for (size_t r = 0; r < rows; r++)
+		ri.entry[r] = SIZE_MAX;
 	if (st) {
 		for (size_t r = 0; r < snap->nr_rows; r++)
 			order[r] = r;
 		qsort_r(order, snap->nr_rows, sizeof(*order), cmp_path_idx, (void *)snap->paths);
-		first_seen(st, snap, order, row_first);
+		first_seen(st, snap, order, row_first, ri.entry);
 	}
+	err = row_idents(o, snap, st, &ri);
+	if (err)
+		goto free_tmp;
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const uint64_t *v = snap->values + r * snap->nr_stats;
 		struct row_labels rl;
 		struct row_template rt;
 
-		err = row_labels(set, o, snap->paths[r], &rl);
+		err = row_labels(set, o, snap->paths[r], ri.id[r], &rl);
 		if (err)
 			goto free_tmp;
 		row_template(&rt, o, &rl);
@@ -566,7 +737,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 		}
 	}
 	if (st) {
-		err = track(set, o, snap, names, order, row_first, st);
+		err = track(set, o, snap, names, order, row_first, &ri, st);
 		if (err)
 			goto free_tmp;
 	}
@@ -584,6 +755,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	}
 	err = 0;
 free_tmp:
+	row_idents_free(&ri, rows);
 	free(row_first);
 	free(order);
 	return err;
