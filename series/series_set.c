@@ -361,52 +361,83 @@ static bool same_ident(const struct ident *a, const struct ident *b)
 	       same_str(a->container, b->container);
 }
 
-/*
- * The identity of the cgroup at @path: the path's own labels, and the
- * Kubernetes names @o->names knows. The names @old found are kept: a
- * name, once sent, does not go away while the cgroup stays.
- */
-static int ident_resolve(const struct series_opts *o, const char *path, const struct ident *old,
-			 struct ident **out)
+/* Looks up the Kubernetes names @id lacks and sets those found; @id->pending says what is still missing. */
+static int ident_add_names(const struct series_opts *o, struct ident *id)
 {
-	bool want_pod = o->names && o->pod_name_labels, want_ctr = o->names && o->container_name_label;
+	bool want_pod = o->names && o->pod_name_labels && id->pod_uid;
+	bool want_ctr = o->names && o->container_name_label && id->pod_uid && id->container_id;
+	struct pod_name pn;
+
+	id->pending = false;
+	if (!(want_pod && !id->pod) && !(want_ctr && !id->container))
+		return 0;
+	pod_names_lookup(o->names, id->pod_uid, want_ctr ? id->container_id : NULL, &pn);
+	if (want_pod && !id->pod && pn.ns && pn.pod && (set_once(&id->ns, pn.ns) || set_once(&id->pod, pn.pod)))
+		return -ENOMEM;
+	if (want_ctr && set_once(&id->container, pn.container))
+		return -ENOMEM;
+	id->pending = (want_pod && !id->pod) || (want_ctr && !id->container);
+	return 0;
+}
+
+/* The identity of the cgroup at @path: the path's own labels, and the Kubernetes names known now. */
+static int ident_resolve(const struct series_opts *o, const char *path, struct ident **out)
+{
+	bool names = o->names && (o->pod_name_labels || o->container_name_label);
 	char unit[4096], uid[POD_UID_MAX + 1] = "", cid[CONTAINER_ID_LEN + 1] = "";
 	struct ident *id = calloc(1, sizeof(*id));
-	int err = -ENOMEM;
 
 	if (!id)
 		return -ENOMEM;
-	if (o->unit_label) {
+	if (o->unit_label)
 		cgroup_unit_label(path, unit, sizeof(unit));
-		if (set_once(&id->unit, unit))
-			goto free_id;
-	}
-	if (o->pod_uid_label || want_pod || want_ctr)
+	else
+		unit[0] = '\0';
+	if (o->pod_uid_label || names)
 		cgroup_pod_uid_label(path, uid);
-	if (o->container_id_label || want_ctr)
+	if (o->container_id_label || names)
 		cgroup_container_id_label(path, cid);
-	if (set_once(&id->pod_uid, uid) || set_once(&id->container_id, cid))
-		goto free_id;
-	if (old && (set_once(&id->ns, old->ns) || set_once(&id->pod, old->pod) ||
-		    set_once(&id->container, old->container)))
-		goto free_id;
-	want_ctr = want_ctr && cid[0];
-	if (uid[0] && ((want_pod && !id->pod) || (want_ctr && !id->container))) {
-		struct pod_name pn;
-
-		pod_names_lookup(o->names, uid, want_ctr ? cid : NULL, &pn);
-		if (want_pod && !id->pod && pn.ns && pn.pod && (set_once(&id->ns, pn.ns) || set_once(&id->pod, pn.pod)))
-			goto free_id;
-		if (want_ctr && set_once(&id->container, pn.container))
-			goto free_id;
-		id->pending = (want_pod && !id->pod) || (want_ctr && !id->container);
+	if (set_once(&id->unit, unit) || set_once(&id->pod_uid, uid) || set_once(&id->container_id, cid) ||
+	    ident_add_names(o, id)) {
+		ident_free(id);
+		return -ENOMEM;
 	}
 	*out = id;
 	return 0;
+}
 
-free_id:
-	ident_free(id);
-	return err;
+/*
+ * A pending @old looked up again: *@out a copy with the names found now,
+ * or NULL when there is nothing new (the common case: no allocation). The
+ * names @old has are kept: a name, once sent, stays while the cgroup does.
+ */
+static int ident_update(const struct series_opts *o, const struct ident *old, struct ident **out)
+{
+	bool want_pod = o->pod_name_labels && !old->pod;
+	bool want_ctr = o->container_name_label && old->container_id && !old->container;
+	struct pod_name pn;
+	struct ident *id;
+
+	*out = NULL;
+	pod_names_lookup(o->names, old->pod_uid, want_ctr ? old->container_id : NULL, &pn);
+	want_pod = want_pod && pn.ns && pn.pod;
+	want_ctr = want_ctr && pn.container;
+	if (!want_pod && !want_ctr)
+		return 0;
+	id = calloc(1, sizeof(*id));
+	if (!id)
+		return -ENOMEM;
+	if (set_once(&id->unit, old->unit) || set_once(&id->pod_uid, old->pod_uid) ||
+	    set_once(&id->container_id, old->container_id) || set_once(&id->ns, want_pod ? pn.ns : old->ns) ||
+	    set_once(&id->pod, want_pod ? pn.pod : old->pod) ||
+	    set_once(&id->container, want_ctr ? pn.container : old->container)) {
+		ident_free(id);
+		return -ENOMEM;
+	}
+	id->pending = (o->pod_name_labels && !id->pod) ||
+		      (o->container_name_label && id->container_id && !id->container);
+	*out = id;
+	return 0;
 }
 
 /* The labels every series of a cgroup carries, except __name__: escaped, in the set's arena. */
@@ -655,7 +686,7 @@ static void row_idents_free(struct row_idents *ri, size_t rows)
 	free(ri->entry);
 }
 
-/* Each row's identity: kept from its tracker entry when complete, else derived now. */
+/* Each row's identity: its tracker entry's, updated while a name is missing; derived for a new cgroup. */
 static int row_idents(const struct series_opts *o, const struct snapshot *snap, const struct stale_tracker *st,
 		      struct row_idents *ri)
 {
@@ -663,13 +694,19 @@ static int row_idents(const struct series_opts *o, const struct snapshot *snap, 
 		const struct ident *old = st && ri->entry[r] != SIZE_MAX ? st->entries[ri->entry[r]].id : NULL;
 		int err;
 
-		if (old && !old->pending) {
-			ri->id[r] = (struct ident *)old;
-			continue;
+		if (old) {
+			err = old->pending ? ident_update(o, old, &ri->id[r]) : 0;
+			if (err)
+				return err;
+			if (!ri->id[r]) {
+				ri->id[r] = (struct ident *)old; /* borrowed */
+				continue;
+			}
+		} else {
+			err = ident_resolve(o, snap->paths[r], &ri->id[r]);
+			if (err)
+				return err;
 		}
-		err = ident_resolve(o, snap->paths[r], old, &ri->id[r]);
-		if (err)
-			return err;
 		ri->owned[r] = true;
 	}
 	return 0;
