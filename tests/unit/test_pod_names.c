@@ -405,6 +405,50 @@ static void test_names_found_later_and_kept(void **state)
 	pod_names_free(o.names);
 }
 
+/*
+ * The sandbox never gets a container name: its series keep one label set
+ * (no stale markers from interval to interval) and its misses cost one
+ * scan a period. A container whose link comes after its cgroup gets its
+ * name once, its pod names kept.
+ */
+static void test_sandbox_stays_and_container_name_comes_later(void **state)
+{
+	static const char *const paths[] = { SBX1, CTR1 };
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_opts o = all_on;
+	struct series_set set;
+	struct snapshot *s = snap_of(paths, 2, 1000);
+
+	add_pod("default", "web-0", UID1, "app");
+	o.names = pod_names_new(pods, ctrs, now_ms);
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &o, s, st), 0);
+	assert_label(&set, item(&set, CTR1, false), "pod", "web-0");
+	assert_label(&set, item(&set, CTR1, false), "container", NULL);
+	for (int i = 0; i < 20; i++) {
+		fake_now += 1000;
+		assert_int_equal(series_set_build(&set, &o, s, st), 0);
+		assert_int_equal(set.nr_stale, 0);
+	}
+	assert_int_equal(pod_names_scans(o.names), 1);
+	/* the link appears: found at the next scan; one stale marker for the series without it */
+	add_link("default", "web-0", UID1, "app", ID1, NULL);
+	fake_now += POD_NAMES_RESCAN_MS;
+	assert_int_equal(series_set_build(&set, &o, s, st), 0);
+	assert_int_equal(pod_names_scans(o.names), 2);
+	assert_int_equal(set.nr_stale, 1);
+	assert_label(&set, item(&set, CTR1, true), "container", NULL);
+	assert_label(&set, item(&set, CTR1, true), "pod", "web-0");
+	assert_label(&set, item(&set, CTR1, false), "container", "app");
+	assert_label(&set, item(&set, CTR1, false), "pod", "web-0");
+	assert_label(&set, item(&set, SBX1, false), "container", NULL);
+	assert_label(&set, item(&set, SBX1, false), "pod", "web-0");
+	series_set_free(&set);
+	stale_tracker_free(st);
+	snapshot_free(s);
+	pod_names_free(o.names);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -415,6 +459,7 @@ int main(void)
 		T(test_no_directories),
 		T(test_series_carry_the_names),
 		T(test_names_found_later_and_kept),
+		T(test_sandbox_stays_and_container_name_comes_later),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
