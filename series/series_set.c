@@ -573,7 +573,7 @@ static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_
 static void first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
 		       int64_t *row_first, size_t *row_entry)
 {
-	size_t i = 0;
+	size_t i = 0, taken = SIZE_MAX;
 
 	if (!same_columns(st, snap))
 		tracker_clear(st); /* new columns: nothing to compare with */
@@ -585,9 +585,11 @@ static void first_seen(struct stale_tracker *st, const struct snapshot *snap, co
 
 		while (i < st->nr && (c = strcmp(st->entries[i].path, snap->paths[order[j]])) < 0)
 			i++;
-		found = i < st->nr && c == 0;
+		found = i < st->nr && c == 0 && i != taken; /* a path twice: the entry is the first row's */
 		row_first[order[j]] = found ? st->entries[i].first_ms : snap->ts_ms;
 		row_entry[order[j]] = found ? i : SIZE_MAX;
+		if (found)
+			taken = i;
 	}
 }
 
