@@ -179,7 +179,9 @@ static int set_compression(struct plugin_config *c, const char *key, union cfg_a
 static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg,
 		     const struct cfg_value *v, size_t n)
 {
-	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "container_id" };
+	/* the plugin's own labels: series/series_set.c */
+	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "pod_uid", "container_id",
+						"namespace", "pod", "container" };
 	struct label_pair *l;
 
 	c->sender_keys++;
@@ -321,18 +323,33 @@ PATH_SETTER(set_basic_auth_password_file, basic_auth_password_file)
 SENDER_BOOL_SETTER(set_verify_peer, verify_peer)
 SENDER_BOOL_SETTER(set_unit_label, unit_label)
 SENDER_BOOL_SETTER(set_container_id_label, container_id_label)
+SENDER_BOOL_SETTER(set_pod_uid_label, pod_uid_label)
+SENDER_BOOL_SETTER(set_pod_name_labels, pod_name_labels)
+SENDER_BOOL_SETTER(set_container_name_label, container_name_label)
 
-/* ---- disk spool */
-static int set_spool_dir(struct plugin_config *c, const char *key, union cfg_arg arg,
-			 const struct cfg_value *v, size_t n)
+/* A directory (SpoolDir, PodLogDir, ContainerLogDir): absolute, so that it does not follow the cwd. */
+static int set_dir(char **dst, const char *key, const char *value)
 {
-	c->sender_keys++;
-	if (arg.string[0] != '/') {
-		mb_err("%s \"%s\": must be an absolute path", key, arg.string);
+	if (value[0] != '/') {
+		mb_err("%s \"%s\": must be an absolute path", key, value);
 		return -EINVAL;
 	}
-	return set_path(&c->sender.spool_dir, key, arg.string);
+	return set_path(dst, key, value);
 }
+
+#define DIR_SETTER(fn, field)                                                              \
+	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
+		      const struct cfg_value *v, size_t n)                                 \
+	{                                                                                  \
+		c->sender_keys++;                                                          \
+		return set_dir(&c->sender.field, key, arg.string);                         \
+	}
+/* kubelet's directories of the Kubernetes names (series/pod_names.h) */
+DIR_SETTER(set_pod_log_dir, pod_log_dir)
+DIR_SETTER(set_container_log_dir, container_log_dir)
+
+/* ---- disk spool */
+DIR_SETTER(set_spool_dir, spool_dir)
 
 static int set_spool_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
 			       const struct cfg_value *v, size_t n)
@@ -366,6 +383,11 @@ static const struct cfg_key keys[] = {
 	{ "Label", SHAPE_STRINGS, set_label },
 	{ "UnitLabel", SHAPE_BOOLEAN, set_unit_label },
 	{ "ContainerIdLabel", SHAPE_BOOLEAN, set_container_id_label },
+	{ "PodUidLabel", SHAPE_BOOLEAN, set_pod_uid_label },
+	{ "PodNameLabels", SHAPE_BOOLEAN, set_pod_name_labels },
+	{ "ContainerNameLabel", SHAPE_BOOLEAN, set_container_name_label },
+	{ "PodLogDir", SHAPE_STRING, set_pod_log_dir },
+	{ "ContainerLogDir", SHAPE_STRING, set_container_log_dir },
 	{ "MaxSamplesPerSend", SHAPE_INTEGER, set_max_samples },
 	{ "MaxBytesPerSend", SHAPE_INTEGER, set_max_bytes },
 	{ "QueueLength", SHAPE_INTEGER, set_queue_length },

@@ -15,6 +15,7 @@
 #include "sending/delivery.h"
 #include "sending/http_sender.h"
 #include "sending/send_queue.h"
+#include "series/pod_names.h"
 #include "series/series_set.h"
 
 struct sender {
@@ -39,6 +40,7 @@ struct sender {
 	double queue_drop_logged_at;
 	/* thread only */
 	struct stale_tracker *tracker;
+	struct pod_names *names; /* NULL: no Kubernetes names wanted */
 	struct series_set sets[SENDER_MAX_PACK];
 	unsigned int rand_state;
 };
@@ -212,7 +214,11 @@ static void process_batch(struct sender *s, struct snapshot *first)
 		.labels = s->cfg.labels,
 		.nr_labels = s->cfg.nr_labels,
 		.unit_label = s->cfg.unit_label,
+		.pod_uid_label = s->cfg.pod_uid_label,
 		.container_id_label = s->cfg.container_id_label,
+		.pod_name_labels = s->cfg.pod_name_labels,
+		.container_name_label = s->cfg.container_name_label,
+		.names = s->names,
 	};
 	size_t max_values = s->cfg.max_samples ? s->cfg.max_samples : SENDER_DEFAULT_MAX_SAMPLES;
 	struct snapshot *snaps[SENDER_MAX_PACK];
@@ -320,6 +326,7 @@ static int copy_config(struct sender_config *d, const struct sender_config *c)
 	d->ca_cert = d->client_cert = d->client_key = NULL;
 	d->bearer_token_file = d->basic_auth_user = d->basic_auth_password_file = d->host = NULL;
 	d->spool_dir = NULL;
+	d->pod_log_dir = d->container_log_dir = NULL;
 	for (size_t i = 0; !err && i < c->nr_urls; i++, d->nr_urls++)
 		err = copy_string(&d->urls[i], c->urls[i]);
 	for (size_t i = 0; !err && i < c->nr_labels; i++, d->nr_labels++) {
@@ -344,6 +351,10 @@ static int copy_config(struct sender_config *d, const struct sender_config *c)
 		err = copy_string(&d->host, c->host ? c->host : "localhost");
 	if (!err)
 		err = copy_string(&d->spool_dir, c->spool_dir);
+	if (!err)
+		err = copy_string(&d->pod_log_dir, c->pod_log_dir);
+	if (!err)
+		err = copy_string(&d->container_log_dir, c->container_log_dir);
 	return err;
 }
 
@@ -380,6 +391,7 @@ static void sender_free(struct sender *s)
 	delivery_free(s->delivery);
 	http_secrets_free(&s->secrets);
 	stale_tracker_free(s->tracker);
+	pod_names_free(s->names);
 	for (size_t i = 0; i < SENDER_MAX_PACK; i++)
 		series_set_free(&s->sets[i]);
 	for (size_t i = 0; i < s->nr_spill; i++)
@@ -430,6 +442,9 @@ int sender_start(const struct sender_config *c, struct sender **out)
 	err = -ENOMEM;
 	s->tracker = stale_tracker_new();
 	if (!s->tracker)
+		goto free_sender;
+	if ((c->pod_name_labels || c->container_name_label) &&
+	    !(s->names = pod_names_new(c->pod_log_dir, c->container_log_dir, NULL)))
 		goto free_sender;
 	err = start_delivery(s);
 	if (err)

@@ -18,6 +18,11 @@ void sender_config_init(struct sender_config *c)
 	c->timeout_s = SENDER_DEFAULT_TIMEOUT_S;
 	c->connect_timeout_s = SENDER_DEFAULT_CONNECT_TIMEOUT_S;
 	c->verify_peer = true;
+	c->unit_label = true;
+	c->pod_uid_label = true;
+	c->container_id_label = true;
+	c->pod_name_labels = true;
+	c->container_name_label = true;
 }
 
 void sender_config_free(struct sender_config *c)
@@ -39,6 +44,9 @@ void sender_config_free(struct sender_config *c)
 	free(c->host);
 	free(c->spool_dir);
 	c->spool_dir = NULL;
+	free(c->pod_log_dir);
+	free(c->container_log_dir);
+	c->pod_log_dir = c->container_log_dir = NULL;
 	c->ca_cert = c->client_cert = c->client_key = NULL;
 	c->bearer_token_file = c->basic_auth_user = c->basic_auth_password_file = c->host = NULL;
 }

@@ -36,8 +36,14 @@ struct sender_config {
 	enum compression compression;
 	struct label_pair labels[SENDER_MAX_LABELS]; /* static Label pairs, owned */
 	size_t nr_labels;
+	/* identity labels, all on by default (series/cgroup_labels.h, series/pod_names.h) */
 	bool unit_label;
+	bool pod_uid_label;
 	bool container_id_label;
+	bool pod_name_labels;      /* namespace, pod */
+	bool container_name_label; /* container */
+	char *pod_log_dir;         /* NULL: POD_NAMES_POD_LOG_DIR */
+	char *container_log_dir;   /* NULL: POD_NAMES_CONTAINER_LOG_DIR */
 	size_t max_samples; /* per request */
 	size_t max_bytes;   /* per request, protobuf before compression */
 	size_t queue_length; /* intervals waiting for the sender */

@@ -3,6 +3,7 @@
 #include "series/series_set.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,10 +23,17 @@ struct arena_chunk {
 	char data[];
 };
 
+/* A cgroup's identity labels, unescaped; NULL where it has none. */
+struct ident {
+	char *unit, *pod_uid, *container_id, *ns, *pod, *container;
+	bool pending; /* a Kubernetes name is wanted and still missing */
+};
+
 struct tracked {
 	char *path;
 	uint64_t bits[TRACK_WORDS];
 	int64_t first_ms; /* the sample time the cgroup was first seen (since it last vanished) */
+	struct ident *id; /* the identity labels its series were sent with */
 };
 
 struct stale_tracker {
@@ -143,10 +151,25 @@ struct stale_tracker *stale_tracker_new(void)
 	return calloc(1, sizeof(struct stale_tracker));
 }
 
+static void ident_free(struct ident *id)
+{
+	if (!id)
+		return;
+	free(id->unit);
+	free(id->pod_uid);
+	free(id->container_id);
+	free(id->ns);
+	free(id->pod);
+	free(id->container);
+	free(id);
+}
+
 static void tracker_clear(struct stale_tracker *st)
 {
-	for (size_t i = 0; i < st->nr; i++)
+	for (size_t i = 0; i < st->nr; i++) {
 		free(st->entries[i].path);
+		ident_free(st->entries[i].id);
+	}
 	free(st->entries);
 	st->entries = NULL;
 	st->nr = 0;
@@ -224,8 +247,8 @@ static struct series_key key_with_name(struct series_key k, const char *name, si
 
 /* Labels of one series under construction, with their lengths. */
 struct label_list {
-	struct label_pair l[SERIES_MAX_STATIC_LABELS + 8];
-	struct label_len len[SERIES_MAX_STATIC_LABELS + 8];
+	struct label_pair l[SERIES_MAX_STATIC_LABELS + 12];
+	struct label_len len[SERIES_MAX_STATIC_LABELS + 12];
 	size_t n;
 };
 
@@ -315,32 +338,141 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 	return add_item_sorted(set, &it, ll);
 }
 
-/* The labels every series of a cgroup carries, except __name__. */
+/* Sets *@dst to a copy of @src unless *@dst is set already or @src is empty. */
+static int set_once(char **dst, const char *src)
+{
+	if (*dst || !src || !src[0])
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_ident(const struct ident *a, const struct ident *b)
+{
+	if (!a || !b)
+		return a == b;
+	return same_str(a->unit, b->unit) && same_str(a->pod_uid, b->pod_uid) &&
+	       same_str(a->container_id, b->container_id) && same_str(a->ns, b->ns) && same_str(a->pod, b->pod) &&
+	       same_str(a->container, b->container);
+}
+
+/* Looks up the Kubernetes names @id lacks and sets those found; @id->pending says what is still missing. */
+static int ident_add_names(const struct series_opts *o, struct ident *id)
+{
+	bool want_pod = o->names && o->pod_name_labels && id->pod_uid;
+	bool want_ctr = o->names && o->container_name_label && id->pod_uid && id->container_id;
+	struct pod_name pn;
+
+	id->pending = false;
+	if (!(want_pod && !id->pod) && !(want_ctr && !id->container))
+		return 0;
+	pod_names_lookup(o->names, id->pod_uid, want_ctr ? id->container_id : NULL, &pn);
+	if (want_pod && !id->pod && pn.ns && pn.pod && (set_once(&id->ns, pn.ns) || set_once(&id->pod, pn.pod)))
+		return -ENOMEM;
+	if (want_ctr && set_once(&id->container, pn.container))
+		return -ENOMEM;
+	id->pending = (want_pod && !id->pod) || (want_ctr && !id->container);
+	return 0;
+}
+
+/* The identity of the cgroup at @path: the path's own labels, and the Kubernetes names known now. */
+static int ident_resolve(const struct series_opts *o, const char *path, struct ident **out)
+{
+	bool names = o->names && (o->pod_name_labels || o->container_name_label);
+	char unit[4096], uid[POD_UID_MAX + 1] = "", cid[CONTAINER_ID_LEN + 1] = "";
+	struct ident *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		return -ENOMEM;
+	if (o->unit_label)
+		cgroup_unit_label(path, unit, sizeof(unit));
+	else
+		unit[0] = '\0';
+	if (o->pod_uid_label || names)
+		cgroup_pod_uid_label(path, uid);
+	if (o->container_id_label || names)
+		cgroup_container_id_label(path, cid);
+	if (set_once(&id->unit, unit) || set_once(&id->pod_uid, uid) || set_once(&id->container_id, cid) ||
+	    ident_add_names(o, id)) {
+		ident_free(id);
+		return -ENOMEM;
+	}
+	*out = id;
+	return 0;
+}
+
+/*
+ * A pending @old looked up again: *@out a copy with the names found now,
+ * or NULL when there is nothing new (the common case: no allocation). The
+ * names @old has are kept: a name, once sent, stays while the cgroup does.
+ */
+static int ident_update(const struct series_opts *o, const struct ident *old, struct ident **out)
+{
+	bool want_pod = o->pod_name_labels && !old->pod;
+	bool want_ctr = o->container_name_label && old->container_id && !old->container;
+	struct pod_name pn;
+	struct ident *id;
+
+	*out = NULL;
+	pod_names_lookup(o->names, old->pod_uid, want_ctr ? old->container_id : NULL, &pn);
+	want_pod = want_pod && pn.ns && pn.pod;
+	want_ctr = want_ctr && pn.container;
+	if (!want_pod && !want_ctr)
+		return 0;
+	id = calloc(1, sizeof(*id));
+	if (!id)
+		return -ENOMEM;
+	if (set_once(&id->unit, old->unit) || set_once(&id->pod_uid, old->pod_uid) ||
+	    set_once(&id->container_id, old->container_id) || set_once(&id->ns, want_pod ? pn.ns : old->ns) ||
+	    set_once(&id->pod, want_pod ? pn.pod : old->pod) ||
+	    set_once(&id->container, want_ctr ? pn.container : old->container)) {
+		ident_free(id);
+		return -ENOMEM;
+	}
+	id->pending = (o->pod_name_labels && !id->pod) ||
+		      (o->container_name_label && id->container_id && !id->container);
+	*out = id;
+	return 0;
+}
+
+/* The labels every series of a cgroup carries, except __name__: escaped, in the set's arena. */
 struct row_labels {
-	const char *cgroup, *unit, *container_id;
-	size_t cgroup_len, unit_len, container_id_len;
+	const char *cgroup, *unit, *pod_uid, *container_id, *ns, *pod, *container;
+	size_t cgroup_len, unit_len, pod_uid_len, container_id_len, ns_len, pod_len, container_len;
 };
 
-static int row_labels(struct series_set *set, const struct series_opts *o, const char *path,
-		      struct row_labels *rl)
+/* An escaped copy of @s (NULL: none) in @set's arena, unless @on is false. */
+static int arena_label(struct series_set *set, bool on, const char *s, const char **out, size_t *out_len)
 {
-	char buf[4096];
+	*out = NULL;
+	*out_len = 0;
+	if (!on || !s || !s[0])
+		return 0;
+	*out = arena_escape(set, s, out_len);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int row_labels(struct series_set *set, const struct series_opts *o, const char *path,
+		      const struct ident *id, struct row_labels *rl)
+{
+	static const struct ident none;
 
 	memset(rl, 0, sizeof(*rl));
+	if (!id)
+		id = &none;
 	rl->cgroup = arena_escape(set, path, &rl->cgroup_len);
-	if (!rl->cgroup)
+	if (!rl->cgroup || arena_label(set, o->unit_label, id->unit, &rl->unit, &rl->unit_len) ||
+	    arena_label(set, o->pod_uid_label, id->pod_uid, &rl->pod_uid, &rl->pod_uid_len) ||
+	    arena_label(set, o->container_id_label, id->container_id, &rl->container_id, &rl->container_id_len) ||
+	    arena_label(set, o->pod_name_labels, id->ns, &rl->ns, &rl->ns_len) ||
+	    arena_label(set, o->pod_name_labels, id->pod, &rl->pod, &rl->pod_len) ||
+	    arena_label(set, o->container_name_label, id->container, &rl->container, &rl->container_len))
 		return -ENOMEM;
-	if (o->unit_label) {
-		cgroup_unit_label(path, buf, sizeof(buf));
-		if (buf[0] && !(rl->unit = arena_escape(set, buf, &rl->unit_len)))
-			return -ENOMEM;
-	}
-	if (o->container_id_label) {
-		cgroup_container_id_label(path, buf);
-		rl->container_id_len = strlen(buf);
-		if (buf[0] && !(rl->container_id = arena_strdup(set, buf)))
-			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -368,7 +500,11 @@ static void row_template(struct row_template *rt, const struct series_opts *o, c
 	common_labels(&rt->ll, o, "?"); /* __name__ is set per stat */
 	ll_add_len(&rt->ll, "cgroup", rl->cgroup, rl->cgroup_len);
 	ll_add_len(&rt->ll, "unit", rl->unit, rl->unit_len);
+	ll_add_len(&rt->ll, "pod_uid", rl->pod_uid, rl->pod_uid_len);
 	ll_add_len(&rt->ll, "container_id", rl->container_id, rl->container_id_len);
+	ll_add_len(&rt->ll, "namespace", rl->ns, rl->ns_len);
+	ll_add_len(&rt->ll, "pod", rl->pod, rl->pod_len);
+	ll_add_len(&rt->ll, "container", rl->container, rl->container_len);
 	ll_sort(&rt->ll);
 	rt->name_at = 0;
 	while (strcmp(rt->ll.l[rt->name_at].name, "__name__") != 0)
@@ -427,34 +563,52 @@ static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_
 			bits[c / 64] |= 1ULL << (c % 64);
 }
 
-/* Stale markers for what was sent last time and is gone now; then remember now. */
 /*
  * @order: the rows sorted by path; fills @row_first with the time each row's
  * cgroup was first seen: kept from the tracker while the cgroup stays, the
- * snapshot's time for a new (or returning) one. Clears the tracker when the
- * columns changed.
+ * snapshot's time for a new (or returning) one; and @row_entry with the
+ * index of the row's tracker entry (SIZE_MAX: none). Clears the tracker
+ * when the columns changed.
  */
 static void first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
-		       int64_t *row_first)
+		       int64_t *row_first, size_t *row_entry)
 {
-	size_t i = 0;
+	size_t i = 0, taken = SIZE_MAX;
 
 	if (!same_columns(st, snap))
 		tracker_clear(st); /* new columns: nothing to compare with */
 	if (!st->born_ms)
 		st->born_ms = snap->ts_ms;
 	for (size_t j = 0; j < snap->nr_rows; j++) {
+		bool found;
 		int c = 1;
 
 		while (i < st->nr && (c = strcmp(st->entries[i].path, snap->paths[order[j]])) < 0)
 			i++;
-		row_first[order[j]] = i < st->nr && c == 0 ? st->entries[i].first_ms : snap->ts_ms;
+		found = i < st->nr && c == 0 && i != taken; /* a path twice: the entry is the first row's */
+		row_first[order[j]] = found ? st->entries[i].first_ms : snap->ts_ms;
+		row_entry[order[j]] = found ? i : SIZE_MAX;
+		if (found)
+			taken = i;
 	}
 }
 
+/* The identity of each row: its tracker entry's (borrowed) while complete, else derived (owned). */
+struct row_idents {
+	struct ident **id;
+	bool *owned;
+	size_t *entry;
+};
+
+/*
+ * Stale markers for what was sent last time and is gone now, with the
+ * labels it was sent with: a vanished cgroup's series, a vanished stat's,
+ * and every series of a cgroup whose identity labels changed (a name was
+ * found). Then remembers now; the tracker takes the rows' identities.
+ */
 static int track(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		 const struct metric_name_len *names, const size_t *order, const int64_t *row_first,
-		 struct stale_tracker *st)
+		 struct row_idents *ri, struct stale_tracker *st)
 {
 	size_t i = 0, j = 0;
 	struct tracked *next = NULL;
@@ -469,7 +623,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 
 		while (j < snap->nr_rows && (c = strcmp(snap->paths[order[j]], st->entries[i].path)) < 0)
 			j++;
-		if (j < snap->nr_rows && c == 0)
+		if (j < snap->nr_rows && c == 0 && same_ident(st->entries[i].id, ri->id[order[j]]))
 			row_bits(snap, order[j], now);
 		for (size_t k = 0; k < st->nr_stats; k++) {
 			struct row_labels rl;
@@ -477,7 +631,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 
 			if (!(st->entries[i].bits[k / 64] & ~now[k / 64] & (1ULL << (k % 64))))
 				continue;
-			err = row_labels(set, o, st->entries[i].path, &rl);
+			err = row_labels(set, o, st->entries[i].path, st->entries[i].id, &rl);
 			if (!err) {
 				row_template(&rt, o, &rl);
 				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true,
@@ -500,6 +654,16 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 		row_bits(snap, order[r], next[r].bits);
 		next[r].first_ms = row_first[order[r]];
 	}
+	/* nothing fails from here: the identities change hands */
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		size_t row = order[r];
+
+		next[r].id = ri->id[row];
+		if (ri->owned[row])
+			ri->owned[row] = false;
+		else if (ri->entry[row] != SIZE_MAX)
+			st->entries[ri->entry[row]].id = NULL; /* borrowed: the entry gives it up */
+	}
 	tracker_clear(st);
 	st->entries = next;
 	st->nr = snap->nr_rows;
@@ -513,12 +677,50 @@ free_tmp:
 	return err;
 }
 
+static void row_idents_free(struct row_idents *ri, size_t rows)
+{
+	if (ri->id && ri->owned)
+		for (size_t r = 0; r < rows; r++)
+			if (ri->owned[r])
+				ident_free(ri->id[r]);
+	free(ri->id);
+	free(ri->owned);
+	free(ri->entry);
+}
+
+/* Each row's identity: its tracker entry's, updated while a name is missing; derived for a new cgroup. */
+static int row_idents(const struct series_opts *o, const struct snapshot *snap, const struct stale_tracker *st,
+		      struct row_idents *ri)
+{
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		const struct ident *old = st && ri->entry[r] != SIZE_MAX ? st->entries[ri->entry[r]].id : NULL;
+		int err;
+
+		if (old) {
+			err = old->pending ? ident_update(o, old, &ri->id[r]) : 0;
+			if (err)
+				return err;
+			if (!ri->id[r]) {
+				ri->id[r] = (struct ident *)old; /* borrowed */
+				continue;
+			}
+		} else {
+			err = ident_resolve(o, snap->paths[r], &ri->id[r]);
+			if (err)
+				return err;
+		}
+		ri->owned[r] = true;
+	}
+	return 0;
+}
+
 int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		     struct stale_tracker *st)
 {
 	struct metric_name_len names[TRACK_MAX_STATS];
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
 	size_t rows = snap->nr_rows ? snap->nr_rows : 1, *order = NULL;
+	struct row_idents ri = { 0 };
 	int64_t *row_first = NULL;
 	int err;
 
@@ -539,20 +741,28 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	err = -ENOMEM;
 	order = malloc(rows * sizeof(*order));
 	row_first = calloc(rows, sizeof(*row_first));
-	if (!order || !row_first)
+	ri.id = calloc(rows, sizeof(*ri.id));
+	ri.owned = calloc(rows, sizeof(*ri.owned));
+	ri.entry = malloc(rows * sizeof(*ri.entry));
+	if (!order || !row_first || !ri.id || !ri.owned || !ri.entry)
 		goto free_tmp;
+	for (size_t r = 0; r < rows; r++)
+		ri.entry[r] = SIZE_MAX;
 	if (st) {
 		for (size_t r = 0; r < snap->nr_rows; r++)
 			order[r] = r;
 		qsort_r(order, snap->nr_rows, sizeof(*order), cmp_path_idx, (void *)snap->paths);
-		first_seen(st, snap, order, row_first);
+		first_seen(st, snap, order, row_first, ri.entry);
 	}
+	err = row_idents(o, snap, st, &ri);
+	if (err)
+		goto free_tmp;
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const uint64_t *v = snap->values + r * snap->nr_stats;
 		struct row_labels rl;
 		struct row_template rt;
 
-		err = row_labels(set, o, snap->paths[r], &rl);
+		err = row_labels(set, o, snap->paths[r], ri.id[r], &rl);
 		if (err)
 			goto free_tmp;
 		row_template(&rt, o, &rl);
@@ -566,7 +776,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 		}
 	}
 	if (st) {
-		err = track(set, o, snap, names, order, row_first, st);
+		err = track(set, o, snap, names, order, row_first, &ri, st);
 		if (err)
 			goto free_tmp;
 	}
@@ -584,6 +794,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	}
 	err = 0;
 free_tmp:
+	row_idents_free(&ri, rows);
 	free(row_first);
 	free(order);
 	return err;

@@ -8,7 +8,12 @@
  * marker: the Prometheus stale NaN (bit pattern 0x7ff0000000000002).
  *
  * The stale tracker is the memory of what was sent last; it belongs to the
- * sender and is updated by every series_set_build().
+ * sender and is updated by every series_set_build(). It keeps each cgroup's
+ * identity labels as they were sent: derived once per cgroup path, they
+ * are derived again only while a Kubernetes name is still missing (the
+ * pod's log directory may appear after its cgroup). A name found later
+ * changes the label set once: the series without it get stale markers.
+ * Names once found stay while the cgroup does.
  */
 #ifndef MEMCG_BPF_SERIES_SET_H
 #define MEMCG_BPF_SERIES_SET_H
@@ -18,6 +23,7 @@
 #include <stdint.h>
 
 #include "series/label_pair.h"
+#include "series/pod_names.h"
 #include "series/snapshot.h"
 
 #define STALE_NAN_BITS 0x7ff0000000000002ULL
@@ -56,8 +62,13 @@ struct series_opts {
 	const char *host;
 	const struct label_pair *labels; /* static labels */
 	size_t nr_labels;
+	/* identity labels (series/cgroup_labels.h, series/pod_names.h) */
 	bool unit_label;
+	bool pod_uid_label;
 	bool container_id_label;
+	bool pod_name_labels;      /* namespace, pod */
+	bool container_name_label; /* container */
+	struct pod_names *names;   /* where namespace, pod, container come from; NULL: none */
 };
 
 /* The lengths of a label's name and value (strlen), kept next to it. */

@@ -37,8 +37,14 @@ static void test_sender_off_by_default(void **state)
 	assert_true(c->sender.timeout_s == SENDER_DEFAULT_TIMEOUT_S);
 	assert_true(c->sender.connect_timeout_s == SENDER_DEFAULT_CONNECT_TIMEOUT_S);
 	assert_true(c->sender.verify_peer);
-	assert_false(c->sender.unit_label);
-	assert_false(c->sender.container_id_label);
+	/* the identity labels are on; kubelet's directories at their defaults */
+	assert_true(c->sender.unit_label);
+	assert_true(c->sender.pod_uid_label);
+	assert_true(c->sender.container_id_label);
+	assert_true(c->sender.pod_name_labels);
+	assert_true(c->sender.container_name_label);
+	assert_null(c->sender.pod_log_dir);
+	assert_null(c->sender.container_log_dir);
 	assert_null(c->sender.ca_cert);
 	assert_null(c->sender.bearer_token_file);
 	assert_int_equal(errors_logged + warnings_logged, 0);
@@ -55,8 +61,13 @@ static void test_all_sender_keys(void **state)
 	assert_int_equal(SET(c, "Compression", S("zstd")), 0);
 	assert_int_equal(SET(c, "Label", S("dc"), S("eu-1")), 0);
 	assert_int_equal(SET(c, "Label", S("_team2"), S("mm")), 0);
-	assert_int_equal(SET(c, "UnitLabel", B(true)), 0);
-	assert_int_equal(SET(c, "ContainerIdLabel", S("yes")), 0);
+	assert_int_equal(SET(c, "UnitLabel", B(false)), 0);
+	assert_int_equal(SET(c, "ContainerIdLabel", S("no")), 0);
+	assert_int_equal(SET(c, "PodUidLabel", B(false)), 0);
+	assert_int_equal(SET(c, "PodNameLabels", S("off")), 0);
+	assert_int_equal(SET(c, "ContainerNameLabel", B(false)), 0);
+	assert_int_equal(SET(c, "PodLogDir", S("/srv/pods")), 0);
+	assert_int_equal(SET(c, "ContainerLogDir", S("/srv/containers")), 0);
 	assert_int_equal(SET(c, "MaxSamplesPerSend", N(500)), 0);
 	assert_int_equal(SET(c, "MaxBytesPerSend", N(1024)), 0);
 	assert_int_equal(SET(c, "QueueLength", N(3)), 0);
@@ -78,8 +89,13 @@ static void test_all_sender_keys(void **state)
 	assert_int_equal(s->nr_labels, 2);
 	assert_string_equal(s->labels[1].name, "_team2");
 	assert_string_equal(s->labels[1].value, "mm");
-	assert_true(s->unit_label);
-	assert_true(s->container_id_label);
+	assert_false(s->unit_label);
+	assert_false(s->container_id_label);
+	assert_false(s->pod_uid_label);
+	assert_false(s->pod_name_labels);
+	assert_false(s->container_name_label);
+	assert_string_equal(s->pod_log_dir, "/srv/pods");
+	assert_string_equal(s->container_log_dir, "/srv/containers");
 	assert_int_equal(s->max_samples, 500);
 	assert_int_equal(s->max_bytes, 1024);
 	assert_int_equal(s->queue_length, 3);
@@ -230,6 +246,10 @@ static void test_label_name_rules(void **state)
 	bad_label("reason", "v", "the plugin sets this label itself");
 	bad_label("unit", "v", "the plugin sets this label itself");
 	bad_label("container_id", "v", "the plugin sets this label itself");
+	bad_label("pod_uid", "v", "the plugin sets this label itself");
+	bad_label("namespace", "v", "the plugin sets this label itself");
+	bad_label("pod", "v", "the plugin sets this label itself");
+	bad_label("container", "v", "the plugin sets this label itself");
 	bad_label("dc", "", "must not be empty");
 
 	/* twice */
@@ -320,6 +340,19 @@ static void test_empty_paths(void **state)
 		errors_logged = 0;
 		assert_int_equal(SET(c, keys[i], S("")), -EINVAL);
 		assert_one_error(keys[i], "must not be empty");
+	}
+}
+
+/* kubelet's directories: absolute paths only */
+static void test_kubelet_dirs_absolute(void **state)
+{
+	static const char *const keys[] = { "PodLogDir", "ContainerLogDir" };
+	struct plugin_config *c = *state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		errors_logged = 0;
+		assert_int_equal(SET(c, keys[i], S("var/log/pods")), -EINVAL);
+		assert_one_error(keys[i], "must be an absolute path");
 	}
 }
 
@@ -498,6 +531,7 @@ int main(void)
 		T(test_too_many_labels),
 		T(test_limits_out_of_range),
 		T(test_empty_paths),
+		T(test_kubelet_dirs_absolute),
 		T(test_sender_keys_need_url),
 		T(test_client_cert_without_key),
 		T(test_client_key_without_cert),

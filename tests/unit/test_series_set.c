@@ -170,6 +170,31 @@ static void test_derived_labels(void **state)
 	snapshot_free(s);
 }
 
+/* A path twice in one snapshot: each row has its own identity (no entry shared, nothing freed twice). */
+static void test_a_path_twice_keeps_its_labels(void **state)
+{
+	const char *paths[] = { "/system.slice/docker-" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+				".scope",
+				"/system.slice/docker-" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+				".scope" };
+	struct snapshot *s = snap_of(paths, 2, 1000, 1);
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_opts o = opts;
+	struct series_set set;
+
+	o.unit_label = o.container_id_label = true;
+	series_set_init(&set);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(series_set_build(&set, &o, s, st), 0);
+		assert_int_equal(set.nr_stale, 0);
+		assert_string_equal(label(&set, &set.items[3], "container_id"),
+				    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	}
+	series_set_free(&set);
+	stale_tracker_free(st);
+	snapshot_free(s);
+}
+
 static int64_t start_of(const struct series_set *set, const char *cgroup, bool stale)
 {
 	for (size_t i = 0; i < set->nr_items; i++) {
@@ -233,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_stale_marker_for_a_stat_gone_missing),
 		cmocka_unit_test(test_self_metrics),
 		cmocka_unit_test(test_derived_labels),
+		cmocka_unit_test(test_a_path_twice_keeps_its_labels),
 		cmocka_unit_test(test_start_time_is_first_seen),
 	};
 
