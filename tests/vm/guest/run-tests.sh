@@ -803,6 +803,7 @@ fallback)
 	run_test collectd_auto_text t_collectd_auto_text
 	run_test unknown_stat t_unknown_stat
 	run_test oom_events_scope t_oom_events_scope
+	run_test identity t_identity
 	;;
 psi_off)
 	run_test tree_50 t_tree_small
