@@ -21,10 +21,10 @@
  *
  * A point has the time in ns and the value as a double; a stale marker is a
  * point with no value and flag NO_RECORDED_VALUE. A Sum's points have
- * start_time_unix_nano: the time the
- * plugin first saw the series (its cgroup's first sample since it last
- * appeared; for the plugin's own counters, its first interval), so a
- * cgroup that vanished and came back starts a new cumulative series.
+ * start_time_unix_nano: the time the plugin first saw the series (its
+ * cgroup's first sample since it last appeared; for the plugin's own
+ * counters, its first interval), so a cgroup that vanished and came back
+ * starts a new cumulative series.
  *
  * Written directly with pb_write.h, like remote write: a series' attribute
  * fields are encoded once and kept by the label cache (wire/label_cache.h);
@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "wire/encoders.h"
 #include "wire/pb_write.h"
 
@@ -80,7 +81,7 @@ static const struct {
 
 const char *otlp_attribute_name(const char *label, bool k8s)
 {
-	for (size_t i = 0; i < sizeof(attribute_names) / sizeof(attribute_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(attribute_names); i++)
 		if (strcmp(label, attribute_names[i].label) == 0)
 			return k8s || !attribute_names[i].outside_k8s ? attribute_names[i].attribute
 								      : attribute_names[i].outside_k8s;
