@@ -20,13 +20,15 @@ VMALERT=$(dirname "$VICTORIA")/vmalert
 SRC=$(cd "$SENDER_TESTS/../.." && pwd)
 HOSTS=(otlp-host-a otlp-host-b)
 pids=()
+rcs=
 
-stop_both() {
+stop_both() { # stops both daemons; their exit statuses in rcs ("0 0": clean)
 	local p
+	rcs=
 	for p in "${pids[@]}"; do
 		daemon_pid=$p
 		stop_daemon
-		[ "$daemon_rc" = 0 ] || echo "# collectd $p exited with $daemon_rc"
+		rcs="$rcs${rcs:+ }$daemon_rc"
 	done
 	pids=()
 }
@@ -63,13 +65,15 @@ for i in 0 1; do
 		{ echo "# ${HOSTS[i]} did not sample:"; tail -5 "${dirs[i]}/collectd.log" | sed 's/^/#   /'; }
 done
 check "both collectd daemons run" kill -0 "${pids[0]}" "${pids[1]}"
-# VictoriaMetrics lists a new series about a second after ingestion: the
-# dashboard's $host variable is read once, so wait until both hosts are there
+# VictoriaMetrics lists a new series a while after ingestion: the
+# dashboard's $host variable is read once (label_values through
+# /api/v1/series, as query-dashboard.py does), so wait until both hosts are
+# there
 host_values() {
-	curl -sf "$vm/api/v1/label/host/values" --data-urlencode 'match[]=memcg_anon_bytes' |
-		python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin)["data"]))'
+	curl -sf "$vm/api/v1/series" --data-urlencode 'match[]=memcg_anon_bytes' |
+		python3 -c 'import json, sys; print(" ".join(sorted(set(s["host"] for s in json.load(sys.stdin)["data"]))))'
 }
-for _ in $(seq 60); do
+for _ in $(seq 120); do
 	[ "$(host_values)" = "${HOSTS[*]}" ] && break
 	sleep 0.5
 done
@@ -102,6 +106,7 @@ check "panel 'Hosts reporting' counts 2" test "$(hosts_reporting)" = 2
 
 sleep 0.5 # let the senders ship the last interval
 stop_both
+check "both collectd daemons exit cleanly ($rcs)" [ "$rcs" = "0 0" ]
 check "no errors logged (${HOSTS[0]})" log_clean "${dirs[0]}"
 check "no errors logged (${HOSTS[1]})" log_clean "${dirs[1]}"
 
