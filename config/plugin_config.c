@@ -311,6 +311,7 @@ PATH_SETTER(set_client_key, client_key)
 PATH_SETTER(set_bearer_token_file, bearer_token_file)
 PATH_SETTER(set_basic_auth_user, basic_auth_user)
 PATH_SETTER(set_basic_auth_password_file, basic_auth_password_file)
+PATH_SETTER(set_service_instance_id, service_instance_id)
 
 #define SENDER_BOOL_SETTER(fn, field)                                                      \
 	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
@@ -380,6 +381,7 @@ static const struct cfg_key keys[] = {
 	{ "URL", SHAPE_STRINGS, set_url },
 	{ "Format", SHAPE_STRING, set_format },
 	{ "Compression", SHAPE_STRING, set_compression },
+	{ "ServiceInstanceId", SHAPE_STRING, set_service_instance_id },
 	{ "Label", SHAPE_STRINGS, set_label },
 	{ "UnitLabel", SHAPE_BOOLEAN, set_unit_label },
 	{ "ContainerIdLabel", SHAPE_BOOLEAN, set_container_id_label },
@@ -631,6 +633,11 @@ static int sender_config_finish(struct plugin_config *c)
 	}
 	if (s->connect_timeout_s > s->timeout_s) {
 		mb_err("ConnectTimeout %g: longer than Timeout %g", s->connect_timeout_s, s->timeout_s);
+		errors++;
+	}
+	if (s->service_instance_id && s->format != WIRE_OTLP) {
+		mb_err("ServiceInstanceId: an OTLP resource attribute, given with Format \"%s\"",
+		       wire_format_name(s->format));
 		errors++;
 	}
 	if (s->spool_max_bytes && !s->spool_dir) {

@@ -17,13 +17,14 @@
 
 #define PAGES(n, v1, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_BYTES, \
 			     .type = STAT_GAUGE, .kernel = { k }, .v1_name = v1 }
-#define EVENTS(n, v1, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_COUNT, \
-			      .type = STAT_COUNTER, .kernel = { k }, .v1_name = v1 }
+/* memory.stat's event counters count pages (moved, reclaimed, swapped), faults or huge pages */
+#define EVENTS(n, v1, what, k...) { .name = n, .file = STAT_FILE_MEMORY_STAT, .unit = STAT_UNIT_COUNT, \
+				    .count_unit = what, .type = STAT_COUNTER, .kernel = { k }, .v1_name = v1 }
 #define MEMORY_EVENT(n, k) { .name = n, .file = STAT_FILE_MEMORY_EVENTS, .unit = STAT_UNIT_COUNT, \
-			    .type = STAT_COUNTER, .kernel = { k } }
+			    .count_unit = "{event}", .type = STAT_COUNTER, .kernel = { k } }
 /* memory.events.local: the same counters, of the cgroup alone (v1: memory.oom_control) */
 #define LOCAL_EVENT(n, key_, v1, k) { .name = n, .file = STAT_FILE_MEMORY_EVENTS_LOCAL, \
-				      .unit = STAT_UNIT_COUNT, .type = STAT_COUNTER, \
+				      .unit = STAT_UNIT_COUNT, .count_unit = "{event}", .type = STAT_COUNTER, \
 				      .scope = STAT_SCOPE_LOCAL, .key = key_, .kernel = { k }, .v1_name = v1 }
 /* a page counter's value or setting, in bytes; is_limit: "max" means no limit */
 #define COUNTER(n, f, is_limit) { .name = n, .file = f, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE, \
@@ -61,54 +62,54 @@ static const struct stat_def catalog[] = {
 	PAGES("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B"),
 	PAGES("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B"),
 	PAGES("slab", NULL, "NR_SLAB_RECLAIMABLE_B+NR_SLAB_UNRECLAIMABLE_B"),
-	EVENTS("workingset_refault_anon", "workingset_refault_anon", "WORKINGSET_REFAULT_ANON"),
-	EVENTS("workingset_refault_file", "workingset_refault_file", "WORKINGSET_REFAULT_FILE"),
-	EVENTS("workingset_activate_anon", NULL, "WORKINGSET_ACTIVATE_ANON"),
-	EVENTS("workingset_activate_file", NULL, "WORKINGSET_ACTIVATE_FILE"),
-	EVENTS("workingset_restore_anon", NULL, "WORKINGSET_RESTORE_ANON"),
-	EVENTS("workingset_restore_file", NULL, "WORKINGSET_RESTORE_FILE"),
-	EVENTS("workingset_nodereclaim", NULL, "WORKINGSET_NODERECLAIM"),
-	EVENTS("pgdemote_kswapd", NULL, "PGDEMOTE_KSWAPD"),
-	EVENTS("pgdemote_direct", NULL, "PGDEMOTE_DIRECT"),
-	EVENTS("pgdemote_khugepaged", NULL, "PGDEMOTE_KHUGEPAGED"),
-	EVENTS("pgdemote_proactive", NULL, "PGDEMOTE_PROACTIVE"),
-	EVENTS("pgsteal_kswapd", NULL, "PGSTEAL_KSWAPD"),
-	EVENTS("pgsteal_direct", NULL, "PGSTEAL_DIRECT"),
-	EVENTS("pgsteal_khugepaged", NULL, "PGSTEAL_KHUGEPAGED"),
-	EVENTS("pgsteal_proactive", NULL, "PGSTEAL_PROACTIVE"),
-	EVENTS("pgscan_kswapd", NULL, "PGSCAN_KSWAPD"),
-	EVENTS("pgscan_direct", NULL, "PGSCAN_DIRECT"),
-	EVENTS("pgscan_khugepaged", NULL, "PGSCAN_KHUGEPAGED"),
-	EVENTS("pgscan_proactive", NULL, "PGSCAN_PROACTIVE"),
-	EVENTS("pgrefill", NULL, "PGREFILL"),
-	EVENTS("pgpromote_success", NULL, "PGPROMOTE_SUCCESS"),
+	EVENTS("workingset_refault_anon", "workingset_refault_anon", "{page}", "WORKINGSET_REFAULT_ANON"),
+	EVENTS("workingset_refault_file", "workingset_refault_file", "{page}", "WORKINGSET_REFAULT_FILE"),
+	EVENTS("workingset_activate_anon", NULL, "{page}", "WORKINGSET_ACTIVATE_ANON"),
+	EVENTS("workingset_activate_file", NULL, "{page}", "WORKINGSET_ACTIVATE_FILE"),
+	EVENTS("workingset_restore_anon", NULL, "{page}", "WORKINGSET_RESTORE_ANON"),
+	EVENTS("workingset_restore_file", NULL, "{page}", "WORKINGSET_RESTORE_FILE"),
+	EVENTS("workingset_nodereclaim", NULL, "{page}", "WORKINGSET_NODERECLAIM"),
+	EVENTS("pgdemote_kswapd", NULL, "{page}", "PGDEMOTE_KSWAPD"),
+	EVENTS("pgdemote_direct", NULL, "{page}", "PGDEMOTE_DIRECT"),
+	EVENTS("pgdemote_khugepaged", NULL, "{page}", "PGDEMOTE_KHUGEPAGED"),
+	EVENTS("pgdemote_proactive", NULL, "{page}", "PGDEMOTE_PROACTIVE"),
+	EVENTS("pgsteal_kswapd", NULL, "{page}", "PGSTEAL_KSWAPD"),
+	EVENTS("pgsteal_direct", NULL, "{page}", "PGSTEAL_DIRECT"),
+	EVENTS("pgsteal_khugepaged", NULL, "{page}", "PGSTEAL_KHUGEPAGED"),
+	EVENTS("pgsteal_proactive", NULL, "{page}", "PGSTEAL_PROACTIVE"),
+	EVENTS("pgscan_kswapd", NULL, "{page}", "PGSCAN_KSWAPD"),
+	EVENTS("pgscan_direct", NULL, "{page}", "PGSCAN_DIRECT"),
+	EVENTS("pgscan_khugepaged", NULL, "{page}", "PGSCAN_KHUGEPAGED"),
+	EVENTS("pgscan_proactive", NULL, "{page}", "PGSCAN_PROACTIVE"),
+	EVENTS("pgrefill", NULL, "{page}", "PGREFILL"),
+	EVENTS("pgpromote_success", NULL, "{page}", "PGPROMOTE_SUCCESS"),
 	/* the sums memory.stat prints; 6.x had no proactive reclaim counters */
-	EVENTS("pgscan", NULL,
+	EVENTS("pgscan", NULL, "{page}",
 	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED+PGSCAN_PROACTIVE",
 	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED"),
-	EVENTS("pgsteal", NULL,
+	EVENTS("pgsteal", NULL, "{page}",
 	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED+PGSTEAL_PROACTIVE",
 	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED"),
-	EVENTS("pswpin", NULL, "PSWPIN"),
-	EVENTS("pswpout", NULL, "PSWPOUT"),
-	EVENTS("pgfault", "pgfault", "PGFAULT"),
-	EVENTS("pgmajfault", "pgmajfault", "PGMAJFAULT"),
-	EVENTS("pgactivate", NULL, "PGACTIVATE"),
-	EVENTS("pgdeactivate", NULL, "PGDEACTIVATE"),
-	EVENTS("pglazyfree", NULL, "PGLAZYFREE"),
-	EVENTS("pglazyfreed", NULL, "PGLAZYFREED"),
-	EVENTS("swpin_zero", NULL, "SWPIN_ZERO"),
-	EVENTS("swpout_zero", NULL, "SWPOUT_ZERO"),
-	EVENTS("zswpin", NULL, "ZSWPIN"),
-	EVENTS("zswpout", NULL, "ZSWPOUT"),
-	EVENTS("zswpwb", NULL, "ZSWPWB"),
-	EVENTS("thp_fault_alloc", NULL, "THP_FAULT_ALLOC"),
-	EVENTS("thp_collapse_alloc", NULL, "THP_COLLAPSE_ALLOC"),
-	EVENTS("thp_swpout", NULL, "THP_SWPOUT"),
-	EVENTS("thp_swpout_fallback", NULL, "THP_SWPOUT_FALLBACK"),
-	EVENTS("numa_pages_migrated", NULL, "NUMA_PAGE_MIGRATE"),
-	EVENTS("numa_pte_updates", NULL, "NUMA_PTE_UPDATES"),
-	EVENTS("numa_hint_faults", NULL, "NUMA_HINT_FAULTS"),
+	EVENTS("pswpin", NULL, "{page}", "PSWPIN"),
+	EVENTS("pswpout", NULL, "{page}", "PSWPOUT"),
+	EVENTS("pgfault", "pgfault", "{fault}", "PGFAULT"),
+	EVENTS("pgmajfault", "pgmajfault", "{fault}", "PGMAJFAULT"),
+	EVENTS("pgactivate", NULL, "{page}", "PGACTIVATE"),
+	EVENTS("pgdeactivate", NULL, "{page}", "PGDEACTIVATE"),
+	EVENTS("pglazyfree", NULL, "{page}", "PGLAZYFREE"),
+	EVENTS("pglazyfreed", NULL, "{page}", "PGLAZYFREED"),
+	EVENTS("swpin_zero", NULL, "{page}", "SWPIN_ZERO"),
+	EVENTS("swpout_zero", NULL, "{page}", "SWPOUT_ZERO"),
+	EVENTS("zswpin", NULL, "{page}", "ZSWPIN"),
+	EVENTS("zswpout", NULL, "{page}", "ZSWPOUT"),
+	EVENTS("zswpwb", NULL, "{page}", "ZSWPWB"),
+	EVENTS("thp_fault_alloc", NULL, "{hugepage}", "THP_FAULT_ALLOC"),
+	EVENTS("thp_collapse_alloc", NULL, "{hugepage}", "THP_COLLAPSE_ALLOC"),
+	EVENTS("thp_swpout", NULL, "{hugepage}", "THP_SWPOUT"),
+	EVENTS("thp_swpout_fallback", NULL, "{hugepage}", "THP_SWPOUT_FALLBACK"),
+	EVENTS("numa_pages_migrated", NULL, "{page}", "NUMA_PAGE_MIGRATE"),
+	EVENTS("numa_pte_updates", NULL, "{page}", "NUMA_PTE_UPDATES"),
+	EVENTS("numa_hint_faults", NULL, "{fault}", "NUMA_HINT_FAULTS"),
 
 	{ .name = "usage", .file = STAT_FILE_USAGE, .unit = STAT_UNIT_BYTES, .type = STAT_GAUGE },
 

@@ -83,6 +83,8 @@ struct stat_def {
 	const char *name;                      /* memory.stat name, or the file's name with '_' */
 	enum stat_file file;
 	enum stat_unit unit;
+	const char *count_unit;                /* STAT_UNIT_COUNT: what one is, as a UCUM annotation
+					* ("{page}", "{fault}", "{event}"): OTLP's unit */
 	enum stat_type type;
 	enum stat_scope scope;
 	bool limit;                            /* "max" (the page counter's maximum) means no limit */

@@ -211,6 +211,7 @@ static void process_batch(struct sender *s, struct snapshot *first)
 {
 	struct series_opts o = {
 		.host = s->cfg.host,
+		.instance_id = s->cfg.service_instance_id,
 		.labels = s->cfg.labels,
 		.nr_labels = s->cfg.nr_labels,
 		.unit_label = s->cfg.unit_label,
@@ -325,7 +326,7 @@ static int copy_config(struct sender_config *d, const struct sender_config *c)
 	d->nr_urls = d->nr_labels = 0;
 	d->ca_cert = d->client_cert = d->client_key = NULL;
 	d->bearer_token_file = d->basic_auth_user = d->basic_auth_password_file = d->host = NULL;
-	d->spool_dir = NULL;
+	d->spool_dir = d->service_instance_id = NULL;
 	d->pod_log_dir = d->container_log_dir = NULL;
 	for (size_t i = 0; !err && i < c->nr_urls; i++, d->nr_urls++)
 		err = copy_string(&d->urls[i], c->urls[i]);
@@ -355,6 +356,8 @@ static int copy_config(struct sender_config *d, const struct sender_config *c)
 		err = copy_string(&d->pod_log_dir, c->pod_log_dir);
 	if (!err)
 		err = copy_string(&d->container_log_dir, c->container_log_dir);
+	if (!err)
+		err = copy_string(&d->service_instance_id, c->service_instance_id);
 	return err;
 }
 

@@ -42,6 +42,8 @@ void sender_config_free(struct sender_config *c)
 	free(c->basic_auth_user);
 	free(c->basic_auth_password_file);
 	free(c->host);
+	free(c->service_instance_id);
+	c->service_instance_id = NULL;
 	free(c->spool_dir);
 	c->spool_dir = NULL;
 	free(c->pod_log_dir);

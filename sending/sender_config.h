@@ -57,6 +57,7 @@ struct sender_config {
 	char *basic_auth_password_file;
 	bool verify_peer;
 	char *host; /* the "host" label; the glue sets collectd's Hostname */
+	char *service_instance_id; /* OTLP's service.instance.id; NULL: the host */
 	char *spool_dir;          /* NULL: no disk spool, the queue is all */
 	unsigned long long spool_max_bytes; /* 0: SENDER_DEFAULT_SPOOL_BYTES */
 };

@@ -22,6 +22,19 @@ int metric_name(const struct stat_def *def, char *buf, size_t len)
 	return n;
 }
 
+const char *metric_unit(const struct stat_def *def)
+{
+	switch (def->unit) {
+	case STAT_UNIT_BYTES:
+		return "By";
+	case STAT_UNIT_MICROSECONDS:
+		return "s"; /* sample_value() */
+	case STAT_UNIT_COUNT:
+		return def->count_unit ? def->count_unit : "{event}";
+	}
+	return NULL;
+}
+
 static bool name_start(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';

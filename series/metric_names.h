@@ -25,6 +25,16 @@
 /* Writes the name of @def into @buf. Returns its length, or -ENAMETOOLONG. */
 int metric_name(const struct stat_def *def, char *buf, size_t len);
 
+/*
+ * The unit of @def's values as shipped, in UCUM as OTLP wants it: "By"
+ * (bytes), "s" (the microsecond counters, shipped in seconds), or a count's
+ * annotation from the catalog ("{page}", "{fault}", "{event}"). A
+ * Prometheus-style receiver that appends units to names adds nothing to
+ * these names: "bytes" and "seconds" are there already, and an annotation
+ * in curly braces is dropped (README, "OTLP").
+ */
+const char *metric_unit(const struct stat_def *def);
+
 /* true when @name is a valid Prometheus label name. */
 bool label_name_valid(const char *name);
 

@@ -43,10 +43,13 @@ static double get_backend_text(const struct self_values *v, size_t i)
 	return v->backend == SAMPLER_TEXT;
 }
 
-#define SAMPLE_GAUGE(type, ti, field) { type, ti, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLE, get_##field }
-#define SENDER_COUNTER(ti, wire, field) { "derive", ti, wire, true, SELF_PER_NONE, 0, SELF_SENDER, get_##field }
-#define SENDER_GAUGE(type, ti, wire, field) { type, ti, wire, false, SELF_PER_NONE, 0, SELF_SENDER, get_##field }
-#define SENDER_DROPS(ti, wire, field) { "derive", ti, wire, true, SELF_PER_DROP_REASON, 0, SELF_SENDER, get_##field }
+#define SAMPLE_GAUGE(type, ti, field) { type, ti, NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLE, get_##field }
+#define SENDER_COUNTER(ti, wire, unit, field) { "derive", ti, wire, unit, true, SELF_PER_NONE, 0, SELF_SENDER, \
+						get_##field }
+#define SENDER_GAUGE(type, ti, wire, unit, field) { type, ti, wire, unit, false, SELF_PER_NONE, 0, SELF_SENDER, \
+						    get_##field }
+#define SENDER_DROPS(ti, wire, unit, field) { "derive", ti, wire, unit, true, SELF_PER_DROP_REASON, 0, SELF_SENDER, \
+					      get_##field }
 
 static const struct self_metric_def self_metrics[] = {
 	SAMPLE_GAUGE("count", "cgroups_seen", cgroups_seen),
@@ -55,22 +58,22 @@ static const struct self_metric_def self_metrics[] = {
 	SAMPLE_GAUGE("count", "values_dispatched", values_dispatched),
 	SAMPLE_GAUGE("duration", "sample", sample_s),
 	SAMPLE_GAUGE("duration", "sample_cpu", sample_cpu_s),
-	{ "derive", "sample_errors", NULL, true, SELF_PER_NONE, 0, SELF_SAMPLER, get_sample_errors },
-	{ "gauge", "backend-bpf", NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf },
-	{ "gauge", "backend-text", NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_text },
-	SENDER_COUNTER("sender_batches_sent", "memcg_bpf_sender_batches_sent_total", batches_sent),
-	SENDER_COUNTER("sender_samples_sent", "memcg_bpf_sender_samples_sent_total", samples_sent),
-	SENDER_COUNTER("sender_retries", "memcg_bpf_sender_retries_total", retries),
-	SENDER_COUNTER("sender_bytes_sent", "memcg_bpf_sender_bytes_sent_total", bytes_sent),
-	SENDER_DROPS("sender_dropped_batches", "memcg_bpf_sender_dropped_batches_total", dropped_batches),
-	SENDER_DROPS("sender_dropped_samples", "memcg_bpf_sender_dropped_samples_total", dropped_samples),
+	{ "derive", "sample_errors", NULL, NULL, true, SELF_PER_NONE, 0, SELF_SAMPLER, get_sample_errors },
+	{ "gauge", "backend-bpf", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf },
+	{ "gauge", "backend-text", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_text },
+	SENDER_COUNTER("sender_batches_sent", "memcg_bpf_sender_batches_sent_total", "{batch}", batches_sent),
+	SENDER_COUNTER("sender_samples_sent", "memcg_bpf_sender_samples_sent_total", "{sample}", samples_sent),
+	SENDER_COUNTER("sender_retries", "memcg_bpf_sender_retries_total", "{retry}", retries),
+	SENDER_COUNTER("sender_bytes_sent", "memcg_bpf_sender_bytes_sent_total", "By", bytes_sent),
+	SENDER_DROPS("sender_dropped_batches", "memcg_bpf_sender_dropped_batches_total", "{batch}", dropped_batches),
+	SENDER_DROPS("sender_dropped_samples", "memcg_bpf_sender_dropped_samples_total", "{sample}", dropped_samples),
 	SENDER_GAUGE("duration", "sender_last_send_latency", "memcg_bpf_sender_last_send_latency_seconds",
-		     last_send_latency_s),
-	SENDER_GAUGE("count", "sender_queue_length", "memcg_bpf_sender_queue_length", queue_length),
-	SENDER_GAUGE("count", "sender_spool_batches", "memcg_bpf_sender_spool_batches", spool_batches),
-	SENDER_GAUGE("bytes", "sender_spool_bytes", "memcg_bpf_sender_spool_bytes", spool_bytes),
+		     "s", last_send_latency_s),
+	SENDER_GAUGE("count", "sender_queue_length", "memcg_bpf_sender_queue_length", "{interval}", queue_length),
+	SENDER_GAUGE("count", "sender_spool_batches", "memcg_bpf_sender_spool_batches", "{batch}", spool_batches),
+	SENDER_GAUGE("bytes", "sender_spool_bytes", "memcg_bpf_sender_spool_bytes", "By", spool_bytes),
 	/* seconds on the wire, milliseconds in collectd (a DERIVE is an integer) */
-	{ "total_time_in_ms", "sender_cpu", "memcg_bpf_sender_cpu_seconds_total", true, SELF_PER_CPU_STAGE, 1000,
+	{ "total_time_in_ms", "sender_cpu", "memcg_bpf_sender_cpu_seconds_total", "s", true, SELF_PER_CPU_STAGE, 1000,
 	  SELF_SENDER, get_sender_cpu_s },
 };
 
@@ -126,7 +129,7 @@ void self_metrics_each(const struct self_values *v, self_metric_fn fn, void *arg
 static void add_to_snapshot(const struct self_metric_def *m, const char *label, double value, void *arg)
 {
 	if (m->wire_name)
-		snapshot_add_self(arg, m->wire_name, self_metric_label(m), label, value, m->counter);
+		snapshot_add_self(arg, m->wire_name, self_metric_label(m), label, value, m->counter, m->wire_unit);
 }
 
 void self_metrics_to_snapshot(const struct self_values *v, struct snapshot *snap)

@@ -63,6 +63,7 @@ struct self_metric_def {
 	const char *type;          /* collectd type: count, duration, derive, gauge, bytes, total_time_in_ms */
 	const char *type_instance; /* per reason or stage: TYPE_INSTANCE-REASON */
 	const char *wire_name;     /* NULL: collectd only */
+	const char *wire_unit;     /* on the wire, OTLP's UCUM unit (metric_names.h): "By", "s", "{batch}" */
 	bool counter;              /* DERIVE in collectd, a counter on the wire; else a gauge */
 	enum self_per per;
 	double collectd_scale;     /* the collectd value is the wire value times this (0: 1) */

@@ -524,8 +524,7 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 		.name = name->name,
 		.stat = def,
 		.counter = def->type == STAT_COUNTER,
-		.unit = def->unit == STAT_UNIT_BYTES ? "By" : def->unit == STAT_UNIT_MICROSECONDS ? "s"
-			: def->type == STAT_COUNTER ? "1" : NULL,
+		.unit = metric_unit(def),
 		.stale = stale,
 		.value = value,
 		.start_ms = start_ms,
@@ -728,6 +727,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	arena_reset(set);
 	set->ts_ms = snap->ts_ms;
 	set->host = o->host;
+	set->instance_id = o->instance_id;
 	for (size_t c = 0; c < nr_stats; c++) {
 		char buf[METRIC_NAME_MAX];
 
@@ -782,8 +782,8 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	}
 	for (size_t i = 0; i < snap->nr_self; i++) {
 		const struct self_metric *m = &snap->self[i];
-		struct series_item proto = { .name = m->name, .counter = m->counter, .value = m->value,
-					     .start_ms = st ? st->born_ms : 0 };
+		struct series_item proto = { .name = m->name, .counter = m->counter, .unit = m->unit,
+					     .value = m->value, .start_ms = st ? st->born_ms : 0 };
 		struct label_list ll;
 
 		common_labels(&ll, o, m->name);

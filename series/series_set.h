@@ -47,7 +47,7 @@ struct series_item {
 	struct series_key key;
 	const struct stat_def *stat;  /* NULL for self metrics */
 	bool counter;
-	const char *unit;             /* OTLP's UCUM unit: "By", "s", "1"; NULL for none */
+	const char *unit;             /* OTLP's UCUM unit: "By", "s", "{page}" (metric_unit()); NULL for none */
 	bool stale;
 	double value;
 	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano
@@ -60,6 +60,7 @@ struct series_item {
 
 struct series_opts {
 	const char *host;
+	const char *instance_id; /* OTLP's service.instance.id; NULL: the host */
 	const struct label_pair *labels; /* static labels */
 	size_t nr_labels;
 	/* identity labels (series/cgroup_labels.h, series/pod_names.h) */
@@ -79,6 +80,7 @@ struct label_len {
 struct series_set {
 	int64_t ts_ms;
 	const char *host;
+	const char *instance_id; /* series_opts' */
 	struct series_item *items;
 	size_t nr_items, cap_items;
 	struct label_pair *labels;

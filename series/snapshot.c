@@ -54,11 +54,11 @@ free_snapshot:
 }
 
 void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
-		       double value, bool counter)
+		       double value, bool counter, const char *unit)
 {
 	if (s->nr_self == SNAPSHOT_MAX_SELF)
 		return;
-	s->self[s->nr_self++] = (struct self_metric){ name, label, label_value, value, counter };
+	s->self[s->nr_self++] = (struct self_metric){ name, label, label_value, value, counter, unit };
 }
 
 void snapshot_free(struct snapshot *s)

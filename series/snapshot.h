@@ -23,6 +23,7 @@ struct self_metric {
 	const char *label_value; /* static */
 	double value;
 	bool counter;
+	const char *unit;        /* static: OTLP's UCUM unit ("By", "s", "{batch}"), or NULL */
 };
 
 struct snapshot {
@@ -45,7 +46,7 @@ int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, 
 			struct snapshot **out);
 /* Appends a self metric; silently ignored beyond SNAPSHOT_MAX_SELF. */
 void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
-		       double value, bool counter);
+		       double value, bool counter, const char *unit);
 void snapshot_free(struct snapshot *s);
 
 #endif

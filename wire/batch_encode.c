@@ -16,8 +16,11 @@ size_t batch_item_size(const struct series_set *set, size_t i, enum wire_format 
 
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
 		const struct label_len *l = &set->label_lens[it->label_off + k];
+		const char *name = set->labels[it->label_off + k].name;
+		/* OTLP renames some labels (the longer name when it depends on the series) */
+		const char *sent = f == WIRE_OTLP ? otlp_attribute_name(name, true) : name;
 
-		n += l->name + l->value + per_label;
+		n += (sent == name ? l->name : strlen(sent)) + l->value + per_label;
 	}
 	return n + (f == WIRE_OTLP ? 40 : 26);
 }

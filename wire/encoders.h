@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The encoders behind batch_encode(), one file each: remote_write.c and
- * remote_write_v2.c write protobuf by hand (wire/pb_write.h), otlp.c packs
- * through protobuf-c. Each encodes items [from, to) of a series set into
+ * The encoders behind batch_encode(), one file each: remote_write.c,
+ * remote_write_v2.c and otlp.c write protobuf by hand (wire/pb_write.h). Each encodes items [from, to) of a series set into
  * @raw (protobuf, before compression), taking the series' label bytes from
  * @c (wire/label_cache.h) and adding there those of new series; 0 or a
  * negative errno.
@@ -10,6 +9,7 @@
 #ifndef MEMCG_BPF_ENCODERS_H
 #define MEMCG_BPF_ENCODERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/byte_buf.h"
@@ -23,6 +23,12 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 			   struct byte_buf *raw);
 int otlp_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
 		struct byte_buf *raw);
+/*
+ * The OTLP attribute name of the label @label (wire/otlp.c): its
+ * semantic-convention name for the identity labels, in a Kubernetes pod's
+ * series when @k8s; @label itself for any other.
+ */
+const char *otlp_attribute_name(const char *label, bool k8s);
 /* Protobuf bytes one item adds to a request of format @f (an estimate for splitting). */
 size_t batch_item_size(const struct series_set *set, size_t i, enum wire_format f);
 

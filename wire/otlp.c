@@ -1,15 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * OTLP/HTTP protobuf: one ExportMetricsServiceRequest per batch with one
- * ResourceMetrics (resource attributes host.name and service.name), one
- * ScopeMetrics (scope "memcg_bpf") and one Metric per metric name: a Gauge,
- * or a cumulative monotonic Sum for counters. Each data point carries the
- * series' labels except __name__ and host as attributes, the time in ns,
- * the value as a double; a stale marker is a point with no value and flag
- * NO_RECORDED_VALUE. A Sum's points have start_time_unix_nano: the time the
- * plugin first saw the series (its cgroup's first sample since it last
- * appeared; for the plugin's own counters, its first interval), so a
- * cgroup that vanished and came back starts a new cumulative series.
+ * ResourceMetrics, one ScopeMetrics (scope "memcg_bpf") and one Metric per
+ * metric name: a Gauge, or a cumulative monotonic Sum for counters, with
+ * the series' UCUM unit (series/metric_names.h: "By", "s", "{page}").
+ *
+ * Following the OpenTelemetry semantic conventions (README, "OTLP"):
+ *  - the resource is the host's plugin: host.name (the host),
+ *    service.instance.id (ServiceInstanceId, by default the host as well:
+ *    unique per host, so two hosts never merge where a receiver keys series
+ *    on service.name and service.instance.id, as Prometheus' job and
+ *    instance) and service.name "memcg_bpf";
+ *  - each data point carries the series' labels but __name__ as attributes,
+ *    the identity labels under their semantic-convention names
+ *    (attribute_names[] below), every other label under its own name. The
+ *    label host stays on every point next to the resource's host.name, so
+ *    that a receiver that turns resource attributes into something else
+ *    (Prometheus: target_info) still has it where the shipped dashboard and
+ *    rules look for it.
+ *
+ * A point has the time in ns and the value as a double; a stale marker is a
+ * point with no value and flag NO_RECORDED_VALUE. A Sum's points have
+ * start_time_unix_nano: the time the plugin first saw the series (its
+ * cgroup's first sample since it last appeared; for the plugin's own
+ * counters, its first interval), so a cgroup that vanished and came back
+ * starts a new cumulative series.
  *
  * Written directly with pb_write.h, like remote write: a series' attribute
  * fields are encoded once and kept by the label cache (wire/label_cache.h);
@@ -36,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/macros.h"
 #include "wire/encoders.h"
 #include "wire/pb_write.h"
 
@@ -44,6 +60,43 @@
 #define OTLP_SERVICE_NAME "memcg_bpf"
 #define AGGREGATION_TEMPORALITY_CUMULATIVE 2
 #define DATA_POINT_FLAGS_NO_RECORDED_VALUE 1
+
+/*
+ * Labels sent under another name: the identity labels (series/cgroup_labels.h)
+ * as the semantic conventions name them. "container" is k8s.container.name
+ * in a series of a Kubernetes pod (one with pod_uid, pod or namespace),
+ * container.name elsewhere (docker, podman). systemd.unit is no semantic
+ * convention (there is none for a systemd unit): a name in the same style.
+ */
+static const struct {
+	const char *label, *attribute, *outside_k8s;
+} attribute_names[] = {
+	{ "container", "k8s.container.name", "container.name" },
+	{ "container_id", "container.id", NULL },
+	{ "namespace", "k8s.namespace.name", NULL },
+	{ "pod", "k8s.pod.name", NULL },
+	{ "pod_uid", "k8s.pod.uid", NULL },
+	{ "unit", "systemd.unit", NULL },
+};
+
+const char *otlp_attribute_name(const char *label, bool k8s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(attribute_names); i++)
+		if (strcmp(label, attribute_names[i].label) == 0)
+			return k8s || !attribute_names[i].outside_k8s ? attribute_names[i].attribute
+								      : attribute_names[i].outside_k8s;
+	return label;
+}
+
+/* Whether a series with labels @l describes a Kubernetes pod's cgroup. */
+static bool k8s_series(const struct label_pair *l, uint32_t n)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (strcmp(l[j].name, "pod_uid") == 0 || strcmp(l[j].name, "pod") == 0 ||
+		    strcmp(l[j].name, "namespace") == 0)
+			return true;
+	return false;
+}
 
 /* Bytes of a KeyValue message with a string value. */
 static size_t kv_size(size_t klen, size_t vlen)
@@ -68,35 +121,46 @@ static size_t kv_field_size(size_t klen, size_t vlen)
 
 static bool attribute(const struct label_pair *l)
 {
-	return strcmp(l->name, "__name__") != 0 && strcmp(l->name, "host") != 0;
+	return strcmp(l->name, "__name__") != 0;
+}
+
+/* The attribute name of a label and its length. */
+static const char *attribute_name(const struct label_pair *l, const struct label_len *len, bool k8s,
+				  size_t *name_len)
+{
+	const char *name = otlp_attribute_name(l->name, k8s);
+
+	*name_len = name == l->name ? len->name : strlen(name);
+	return name;
 }
 
 /* The attribute fields of a new series' data point, kept by the label cache. */
 static int encode_attributes(struct label_cache *c, const struct series_set *set, const struct series_item *it,
 			     struct byte_buf *out)
 {
-	size_t n = 0;
+	const struct label_pair *labels = &set->labels[it->label_off];
+	const struct label_len *lens = &set->label_lens[it->label_off];
+	bool k8s = k8s_series(labels, it->nr_labels);
+	size_t n = 0, name_len;
 	uint8_t *p;
 	int err;
 
 	(void)c;
-	for (uint32_t j = 0; j < it->nr_labels; j++) {
-		const struct label_len *len = &set->label_lens[it->label_off + j];
-
-		if (attribute(&set->labels[it->label_off + j]))
-			n += kv_field_size(len->name, len->value);
-	}
+	for (uint32_t j = 0; j < it->nr_labels; j++)
+		if (attribute(&labels[j])) {
+			attribute_name(&labels[j], &lens[j], k8s, &name_len);
+			n += kv_field_size(name_len, lens[j].value);
+		}
 	err = byte_buf_reserve(out, out->len + n);
 	if (err)
 		return err;
 	p = out->data + out->len;
-	for (uint32_t j = 0; j < it->nr_labels; j++) {
-		const struct label_pair *l = &set->labels[it->label_off + j];
-		const struct label_len *len = &set->label_lens[it->label_off + j];
+	for (uint32_t j = 0; j < it->nr_labels; j++)
+		if (attribute(&labels[j])) {
+			const char *name = attribute_name(&labels[j], &lens[j], k8s, &name_len);
 
-		if (attribute(l))
-			p = kv_field(p, 7, l->name, len->name, l->value, len->value);
-	}
+			p = kv_field(p, 7, name, name_len, labels[j].value, lens[j].value);
+		}
 	out->len = (size_t)(p - out->data);
 	return 0;
 }
@@ -167,10 +231,33 @@ static size_t find_metric(const struct metric *met, size_t nm, const struct seri
 	return nm;
 }
 
-static size_t resource_size(const struct series_set *set)
+/* The resource's attributes, in the order they are written. */
+struct resource {
+	const char *host, *instance_id;
+};
+
+static struct resource resource_of(const struct series_set *set)
 {
-	return kv_field_size(strlen("host.name"), set->host ? strlen(set->host) : 0) +
+	struct resource r = { .host = set->host ? set->host : "" };
+
+	r.instance_id = set->instance_id && set->instance_id[0] ? set->instance_id : r.host;
+	return r;
+}
+
+static size_t resource_size(const struct resource *r)
+{
+	return kv_field_size(strlen("host.name"), strlen(r->host)) +
+	       kv_field_size(strlen("service.instance.id"), strlen(r->instance_id)) +
 	       kv_field_size(strlen("service.name"), strlen(OTLP_SERVICE_NAME));
+}
+
+static uint8_t *resource_field(uint8_t *p, const struct resource *r)
+{
+	p = pb_len_header(p, 1, resource_size(r));
+	p = kv_field(p, 1, "host.name", strlen("host.name"), r->host, strlen(r->host));
+	p = kv_field(p, 1, "service.instance.id", strlen("service.instance.id"), r->instance_id,
+		     strlen(r->instance_id));
+	return kv_field(p, 1, "service.name", strlen("service.name"), OTLP_SERVICE_NAME, strlen(OTLP_SERVICE_NAME));
 }
 
 static size_t scope_size(void)
@@ -185,7 +272,7 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 	struct label_blob *b = NULL;
 	struct metric *met = NULL;
 	size_t *metric_of = NULL, *order = NULL;
-	const char *host = set->host ? set->host : "";
+	struct resource res = resource_of(set);
 	uint8_t *p;
 	int err = -ENOMEM;
 
@@ -207,11 +294,7 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 
 		if (m == nm) {
 			met[m] = (struct metric){ .name = it->name, .name_len = strlen(it->name),
-						  .counter = it->counter };
-			if (it->unit)
-				met[m].unit = it->unit;
-			else if (it->counter)
-				met[m].unit = "1";
+						  .unit = it->unit, .counter = it->counter };
 			if (it->counter) /* aggregation_temporality, is_monotonic */
 				met[m].data_size = 2 + 2;
 			nm++;
@@ -230,7 +313,7 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 
 		order[m->first + m->fill++] = k;
 	}
-	rm_size = pb_len_field_size(resource_size(set)) + pb_len_field_size(sm_size);
+	rm_size = pb_len_field_size(resource_size(&res)) + pb_len_field_size(sm_size);
 	total = pb_len_field_size(rm_size);
 
 	err = byte_buf_reserve(raw, total + 1);
@@ -238,9 +321,7 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 		goto free_arrays;
 	p = raw->data;
 	p = pb_len_header(p, 1, rm_size);
-	p = pb_len_header(p, 1, resource_size(set));
-	p = kv_field(p, 1, "host.name", strlen("host.name"), host, strlen(host));
-	p = kv_field(p, 1, "service.name", strlen("service.name"), OTLP_SERVICE_NAME, strlen(OTLP_SERVICE_NAME));
+	p = resource_field(p, &res);
 	p = pb_len_header(p, 2, sm_size);
 	p = pb_len_header(p, 1, scope_size());
 	p = pb_len_field(p, 1, OTLP_SCOPE_NAME, strlen(OTLP_SCOPE_NAME));

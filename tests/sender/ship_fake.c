@@ -7,6 +7,7 @@
  *   interval 1: /a, /bad\xff                (stale markers for /b, x.service)
  *   interval 2: /a
  * usage: ship-fake URL FORMAT COMPRESSION [MAX_SAMPLES_PER_SEND [URL2]]
+ * SHIP_FAKE_HOST in the environment replaces the host ("wirehost").
  */
 #include <curl/curl.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (argc > 4)
 		c.max_samples = (size_t)atol(argv[4]);
-	c.host = "wirehost";
+	c.host = getenv("SHIP_FAKE_HOST") ? getenv("SHIP_FAKE_HOST") : "wirehost";
 	c.labels[0] = (struct label_pair){ "zone", "z1" };
 	c.labels[1] = (struct label_pair){ "Dc", "east" };
 	c.nr_labels = 2;

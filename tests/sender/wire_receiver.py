@@ -239,6 +239,11 @@ class Checker:
         for _, _, rm in pb_fields(raw):
             res = [v for f, _, v in pb_fields(rm) if f == 1]
             rattrs = dict(attrs([v for f, _, v in pb_fields(res[0]) if f == 1])) if res else {}
+            # the resource: one host's plugin (wire/otlp.c)
+            if not rattrs.get("host.name") or not rattrs.get("service.instance.id") or \
+                    rattrs.get("service.name") != "memcg_bpf":
+                self.err("resource attributes %s: want host.name, service.instance.id, "
+                         "service.name memcg_bpf" % rattrs)
             for f, _, sm in pb_fields(rm):
                 if f != 2:
                     continue
@@ -250,14 +255,28 @@ class Checker:
                         md.setdefault(h, []).append(v)
                     name = md[1][0].decode()
                     data = (md.get(5) or md.get(7))[0]
+                    unit = md.get(3, [b""])[0].decode()
+                    # a unit a receiver appending units to names finds there already, or an annotation
+                    words = name.split("_")
+                    want = "By" if "bytes" in words else "s" if "seconds" in words else "{...}"
+                    if not (unit == want or want == "{...}" and len(unit) > 2 and unit[0] == "{" and unit[-1] == "}"):
+                        self.err("%s: unit %r, want %s" % (name, unit, want))
                     for k, _, dp in pb_fields(data):
                         if k != 1:
                             continue
                         d = {}
                         for h, _, v in pb_fields(dp):
                             d.setdefault(h, []).append(v)
-                        pairs = [("__name__", name), ("host", rattrs.get("host.name", ""))] + attrs(d.get(7, []))
+                        # semantic-convention attribute names back to the labels of the other formats
+                        kv = attrs(d.get(7, []))
+                        for k, _ in kv:
+                            if k in OTLP_ATTRIBUTES.values():
+                                self.err("%s: attribute %r not under its semantic-convention name" % (name, k))
+                        pairs = [("__name__", name)] + [(OTLP_ATTRIBUTES.get(k, k), v) for k, v in kv]
                         labels = self.labels(sorted(pairs))
+                        if labels.get("host") != rattrs.get("host.name"):
+                            self.err("%s: attribute host %r is not the resource's host.name %r"
+                                     % (name, labels.get("host"), rattrs.get("host.name")))
                         t = struct.unpack("<Q", d[3][0])[0]
                         flags = d.get(8, [0])[0]
                         if 4 in d:
@@ -276,6 +295,12 @@ class Checker:
                         if 5 in md and start:
                             self.err("%s: a gauge point with start_time_unix_nano" % name)
                         self.series.append((labels, bits, t // 1000000))
+
+
+# wire/otlp.c's attribute_names[]
+OTLP_ATTRIBUTES = {"k8s.container.name": "container", "container.name": "container", "container.id": "container_id",
+                   "k8s.namespace.name": "namespace", "k8s.pod.name": "pod", "k8s.pod.uid": "pod_uid",
+                   "systemd.unit": "unit"}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -157,6 +157,31 @@ static void test_wire_names(void **state)
 	}
 }
 
+/*
+ * Every wire figure has an OTLP unit that a receiver appending units to
+ * names finds in the name already: By with "_bytes", s with "_seconds",
+ * else an annotation in curly braces (dropped there), never "1".
+ */
+static void test_wire_units(void **state)
+{
+	struct self_values v = sender_values();
+	struct snapshot snap = { 0 };
+
+	self_metrics_to_snapshot(&v, &snap);
+	assert_true(snap.nr_self > 0);
+	for (size_t i = 0; i < snap.nr_self; i++) {
+		const char *name = snap.self[i].name, *unit = snap.self[i].unit;
+
+		assert_non_null(unit);
+		if (strstr(name, "_bytes"))
+			assert_string_equal(unit, "By");
+		else if (strstr(name, "_seconds"))
+			assert_string_equal(unit, "s");
+		else if (unit[0] != '{' || unit[strlen(unit) - 1] != '}')
+			fail_msg("%s: unit %s is neither By, s nor an annotation", name, unit);
+	}
+}
+
 static void test_no_sender_nothing_on_the_wire(void **state)
 {
 	struct self_values v = { .sampled = true, .cgroups_seen = 1 };
@@ -173,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_failed_walk_gives_counters_only),
 		cmocka_unit_test(test_sender_values_go_both_ways),
 		cmocka_unit_test(test_wire_names),
+		cmocka_unit_test(test_wire_units),
 		cmocka_unit_test(test_no_sender_nothing_on_the_wire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,6 +78,7 @@ static void test_all_sender_keys(void **state)
 	assert_int_equal(SET(c, "ClientKey", S("/k.pem")), 0);
 	assert_int_equal(SET(c, "BearerTokenFile", S("/token")), 0);
 	assert_int_equal(SET(c, "VerifyPeer", B(true)), 0);
+	assert_int_equal(SET(c, "ServiceInstanceId", S("node-7")), 0);
 	assert_int_equal(plugin_config_finish(c), 0);
 	assert_int_equal(errors_logged, 0);
 
@@ -105,6 +106,7 @@ static void test_all_sender_keys(void **state)
 	assert_string_equal(s->client_cert, "/c.pem");
 	assert_string_equal(s->client_key, "/k.pem");
 	assert_string_equal(s->bearer_token_file, "/token");
+	assert_string_equal(s->service_instance_id, "node-7");
 }
 
 static void test_basic_auth_keys(void **state)
@@ -332,7 +334,7 @@ static void test_limits_out_of_range(void **state)
 
 static void test_empty_paths(void **state)
 {
-	static const char *const keys[] = { "CACert", "ClientCert", "ClientKey", "BearerTokenFile",
+	static const char *const keys[] = { "CACert", "ClientCert", "ClientKey", "BearerTokenFile", "ServiceInstanceId",
 					     "BasicAuthUser", "BasicAuthPasswordFile" };
 	struct plugin_config *c = *state;
 
@@ -421,6 +423,16 @@ static void test_connect_timeout_longer(void **state)
 	finish_fails_with(c, "ConnectTimeout 3", "longer than Timeout 2");
 }
 
+/* service.instance.id is OTLP's: refused with another format (empty: test_empty_paths) */
+static void test_service_instance_id_needs_otlp(void **state)
+{
+	struct plugin_config *c = *state;
+
+	URL(c);
+	assert_int_equal(SET(c, "ServiceInstanceId", S("node-7")), 0);
+	finish_fails_with(c, "ServiceInstanceId", "given with Format \"remote_write\"");
+}
+
 static void test_every_finish_error_counted(void **state)
 {
 	struct plugin_config *c = *state;
@@ -469,6 +481,18 @@ static void test_metric_names(void **state)
 			assert_string_equal(buf + len - 6, "_total");
 		else if (cat[i].unit == STAT_UNIT_BYTES)
 			assert_string_equal(buf + len - 6, "_bytes");
+		/*
+		 * its OTLP unit adds nothing where a receiver appends units to
+		 * names: "bytes" and "seconds" are in the name, a count is an
+		 * annotation in curly braces (dropped), never "1" (a ratio)
+		 */
+		if (cat[i].unit == STAT_UNIT_BYTES)
+			assert_string_equal(metric_unit(&cat[i]), "By");
+		else if (cat[i].unit == STAT_UNIT_MICROSECONDS)
+			assert_true(strcmp(metric_unit(&cat[i]), "s") == 0 && strstr(buf, "_seconds_total"));
+		else
+			assert_true(metric_unit(&cat[i])[0] == '{' &&
+				    metric_unit(&cat[i])[strlen(metric_unit(&cat[i])) - 1] == '}');
 		for (size_t j = 0; j < i; j++) {
 			char other[METRIC_NAME_MAX];
 
@@ -538,6 +562,7 @@ int main(void)
 		T(test_basic_auth_half),
 		T(test_bearer_and_basic),
 		T(test_connect_timeout_longer),
+		T(test_service_instance_id_needs_otlp),
 		T(test_every_finish_error_counted),
 		T(test_metric_names),
 		T(test_metric_name_other_gauge),

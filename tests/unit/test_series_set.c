@@ -139,7 +139,7 @@ static void test_self_metrics(void **state)
 	struct series_set set;
 	const struct series_item *it;
 
-	snapshot_add_self(s, "memcg_bpf_sender_dropped_batches_total", "reason", "queue_full", 3, true);
+	snapshot_add_self(s, "memcg_bpf_sender_dropped_batches_total", "reason", "queue_full", 3, true, "{batch}");
 	series_set_init(&set);
 	assert_int_equal(series_set_build(&set, &opts, s, NULL), 0);
 	assert_int_equal(set.nr_items, 3);
@@ -219,7 +219,7 @@ static void test_start_time_is_first_seen(void **state)
 
 	series_set_init(&set);
 	s = snap_of(r0, 2, 1000, 1);
-	snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, NULL, 1, true);
+	snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, NULL, 1, true, "{retry}");
 	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
 	snapshot_free(s);
 	assert_int_equal(start_of(&set, "/a", false), 1000);
@@ -227,7 +227,7 @@ static void test_start_time_is_first_seen(void **state)
 	assert_int_equal(set.items[set.nr_items - 1].start_ms, 1000); /* self */
 
 	s = snap_of(r1, 2, 2000, 1);
-	snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, NULL, 1, true);
+	snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, NULL, 1, true, "{retry}");
 	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
 	snapshot_free(s);
 	assert_int_equal(start_of(&set, "/a", false), 1000); /* stays */
