@@ -286,8 +286,11 @@ static void scan(struct pod_names *pn)
 		index_free(&x);
 		return;
 	}
-	qsort(x.pods, x.nr_pods, sizeof(*x.pods), cmp_pod);
-	qsort(x.ctrs, x.nr_ctrs, sizeof(*x.ctrs), cmp_ctr);
+	/* qsort's array may not be NULL, even when empty */
+	if (x.nr_pods)
+		qsort(x.pods, x.nr_pods, sizeof(*x.pods), cmp_pod);
+	if (x.nr_ctrs)
+		qsort(x.ctrs, x.nr_ctrs, sizeof(*x.ctrs), cmp_ctr);
 	index_free(&pn->idx);
 	pn->idx = x;
 }
