@@ -446,7 +446,7 @@ static char *column_field(const struct sampler *s, const struct stat_def *def, c
 		return NULL;
 	}
 	if (format != STAT_FORMAT_KEYED)
-		name = def->key ? def->key : def->name;
+		name = stat_key(def, 2); /* number and PSI files: one key on both versions */
 	if (s->mount.version == 1 && def->file == STAT_FILE_MEMORY_STAT && strncmp(name, "total_", 6) != 0) {
 		size_t len = strlen(name);
 
@@ -559,7 +559,7 @@ static int setup_columns(struct sampler *s, struct text_priv *pr)
 			const struct stat_def *def = s->stats[slots[k]];
 
 			tf->cols[k] = slots[k];
-			tf->keys[k] = def->key ? def->key : def->name; /* catalog strings: outlive the parser */
+			tf->keys[k] = stat_key(def, 2); /* catalog strings: outlive the parser */
 		}
 		tf->nr_cols = n;
 	}
