@@ -4,6 +4,12 @@
  * the configured memcg stats of every memory cgroup into an mmapable array.
  * Nothing goes through the iterator's seq_file, so the walk is not bound by
  * its 32 KiB buffer.
+ *
+ * Three walks, one loaded (enum memcg_walk_flavor): sample_memcg reads
+ * through the memcg kfuncs of Linux >= 7.0; sample_memcg_core_flush and
+ * sample_memcg_core read the same counters with CO-RE from struct mem_cgroup
+ * and struct memcg_vmstats on older kernels, at the slots user space worked
+ * out from the kernel's BTF (sampling/memcg_layout.c).
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -76,6 +82,55 @@ static __always_inline __u64 read_event_local(struct mem_cgroup *memcg, __u32 in
 	return v;
 }
 
+static __always_inline __u64 read_event(struct mem_cgroup *memcg, __u32 index)
+{
+	long v;
+
+	if (bpf_core_read(&v, sizeof(v), &memcg->memory_events[index]))
+		return MEMCG_READ_INVALID;
+	return v;
+}
+
+/*
+ * struct memcg_vmstats (mm/memcontrol.c, private to it) as far as these reads
+ * go: the two arrays' lengths and meaning differ between kernels, user space
+ * gives the slot.
+ */
+struct memcg_vmstats___core {
+	long state[1];
+	unsigned long events[1];
+} __attribute__((preserve_access_index));
+
+struct mem_cgroup___core {
+	struct memcg_vmstats___core *vmstats;
+} __attribute__((preserve_access_index));
+
+/*
+ * memcg_page_state() and memcg_events() of mm/memcontrol.c: the aggregated
+ * (flushed) counters; a state below zero (per-CPU drift) reads as 0, as the
+ * kernel prints it.
+ */
+static __always_inline __u64 read_vmstat(struct mem_cgroup *memcg, bool event, __u32 slot)
+{
+	struct mem_cgroup___core *m = (void *)memcg;
+	const char *vmstats;
+	__u32 offset;
+	long v;
+
+	if (!bpf_core_field_exists(m->vmstats))
+		return MEMCG_READ_INVALID;
+	vmstats = (const char *)BPF_CORE_READ(m, vmstats);
+	if (!vmstats)
+		return MEMCG_READ_INVALID;
+	offset = event ? bpf_core_field_offset(struct memcg_vmstats___core, events) :
+			 bpf_core_field_offset(struct memcg_vmstats___core, state);
+	if (bpf_probe_read_kernel(&v, sizeof(v), vmstats + offset + (__u64)slot * sizeof(long)))
+		return MEMCG_READ_INVALID;
+	if (!event && v < 0)
+		return 0;
+	return v;
+}
+
 /*
  * The stall total memory.pressure prints, in µs. The file aggregates the
  * per-CPU times when it is read; the kernel's PSI worker does the same every
@@ -124,19 +179,31 @@ static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
  * backends give the same set of values for it.
  */
 static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *memcg, __u32 kind, __u32 index,
-				      bool is_root)
+				      bool is_root, bool core)
 {
-	if (is_root && kind != MEMCG_READ_PAGE_STATE && kind != MEMCG_READ_VM_EVENT)
+	if (is_root && kind != MEMCG_READ_PAGE_STATE && kind != MEMCG_READ_VM_EVENT &&
+	    kind != MEMCG_READ_VMSTAT_STATE && kind != MEMCG_READ_VMSTAT_EVENT)
 		return MEMCG_READ_INVALID;
+	/* a CO-RE walk calls no memcg kfunc: the compiler drops these branches from it */
+	if (!core) {
+		switch (kind) {
+		case MEMCG_READ_PAGE_STATE:
+			return bpf_mem_cgroup_page_state(memcg, index);
+		case MEMCG_READ_VM_EVENT:
+			return bpf_mem_cgroup_vm_events(memcg, index);
+		case MEMCG_READ_USAGE:
+			return bpf_mem_cgroup_usage(memcg);
+		case MEMCG_READ_MEMORY_EVENT:
+			return bpf_mem_cgroup_memory_events(memcg, index);
+		}
+	}
 	switch (kind) {
-	case MEMCG_READ_PAGE_STATE:
-		return bpf_mem_cgroup_page_state(memcg, index);
-	case MEMCG_READ_VM_EVENT:
-		return bpf_mem_cgroup_vm_events(memcg, index);
-	case MEMCG_READ_USAGE:
-		return bpf_mem_cgroup_usage(memcg);
-	case MEMCG_READ_MEMORY_EVENT:
-		return bpf_mem_cgroup_memory_events(memcg, index);
+	case MEMCG_READ_VMSTAT_STATE:
+		return read_vmstat(memcg, false, index);
+	case MEMCG_READ_VMSTAT_EVENT:
+		return read_vmstat(memcg, true, index);
+	case MEMCG_READ_EVENT:
+		return read_event(memcg, index);
 	case MEMCG_READ_EVENT_LOCAL:
 		return read_event_local(memcg, index);
 	case MEMCG_READ_PAGE_COUNTER:
@@ -147,26 +214,73 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 	return MEMCG_READ_INVALID;
 }
 
+/* Levels below the walk root; the first call sees the root. */
+static __always_inline __u32 depth_of(struct cgroup *cgrp)
+{
+	if (!visited) {
+		visited = 1;
+		root_level = cgrp->level;
+	}
+	return cgrp->level - root_level;
+}
+
+static __always_inline bool too_deep(struct cgroup *cgrp)
+{
+	return max_depth >= 0 && depth_of(cgrp) > (__u32)max_depth;
+}
+
+/*
+ * The record of @cgrp, its header filled in; NULL when the walk skips it
+ * (past the map's capacity: then overflow tells user space).
+ */
+static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp)
+{
+	__u32 depth = cgrp->level - root_level, slot;
+	struct memcg_record *rec;
+	long len;
+
+	slot = nr_records++;
+	if (slot >= capacity) {
+		overflow = 1;
+		return NULL;
+	}
+	rec = bpf_map_lookup_elem(&records, &slot);
+	if (!rec) {
+		overflow = 1;
+		return NULL;
+	}
+	rec->cgroup_id = cgrp->kn->id;
+	rec->parent_id = cgrp->self.parent ? cgrp->self.parent->cgroup->kn->id : 0;
+	rec->depth = depth;
+	/* the walk holds cgroup_mutex, which rename (cgroup_rename) takes too */
+	len = bpf_probe_read_kernel_str(rec->name, sizeof(rec->name), cgrp->kn->name);
+	rec->name_len = len > 0 && len < (long)sizeof(rec->name) ? len - 1 : MEMCG_NAME_UNKNOWN;
+	return rec;
+}
+
+static __always_inline void fill_values(struct memcg_record *rec, struct cgroup *cgrp, struct mem_cgroup *memcg,
+					bool core)
+{
+	__u32 i;
+
+	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
+		if (i >= nr_reads)
+			break;
+		rec->values[i] = read_one(cgrp, memcg, reads[i].kind, reads[i].index, cgrp->level == 0, core);
+	}
+}
+
 SEC("iter.s/cgroup")
 int sample_memcg(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
 	struct memcg_record *rec;
 	struct mem_cgroup *memcg;
-	__u32 slot, depth, i;
-	long len;
 
 	if (!cgrp)	/* the walk is over */
 		return 0;
-
-	if (!visited) {
-		visited = 1;
-		root_level = cgrp->level;
-	}
-	depth = cgrp->level - root_level;
-	if (max_depth >= 0 && depth > (__u32)max_depth)
+	if (too_deep(cgrp))
 		return 0;
-
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg) {
 		nr_no_memcg++;
@@ -178,29 +292,69 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	 */
 	if (nr_records == 0)
 		bpf_mem_cgroup_flush_stats(memcg);
-
-	slot = nr_records++;
-	if (slot >= capacity) {
-		overflow = 1;
-		goto put_memcg;
-	}
-	rec = bpf_map_lookup_elem(&records, &slot);
-	if (!rec) {
-		overflow = 1;
-		goto put_memcg;
-	}
-	rec->cgroup_id = cgrp->kn->id;
-	rec->parent_id = cgrp->self.parent ? cgrp->self.parent->cgroup->kn->id : 0;
-	rec->depth = depth;
-	/* the walk holds cgroup_mutex, which rename (cgroup_rename) takes too */
-	len = bpf_probe_read_kernel_str(rec->name, sizeof(rec->name), cgrp->kn->name);
-	rec->name_len = len > 0 && len < (long)sizeof(rec->name) ? len - 1 : MEMCG_NAME_UNKNOWN;
-	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
-		if (i >= nr_reads)
-			break;
-		rec->values[i] = read_one(cgrp, memcg, reads[i].kind, reads[i].index, cgrp->level == 0);
-	}
-put_memcg:
+	rec = begin_record(cgrp);
+	if (rec)
+		fill_values(rec, cgrp, memcg, false);
 	bpf_put_mem_cgroup(memcg);
 	return 0;
+}
+
+/*
+ * The memory controller's state of @cgrp: cgrp->subsys[memory_cgrp_id],
+ * which is the css embedded in struct mem_cgroup. Read, not trusted: the
+ * CO-RE walks only read through it. NULL where the controller is off.
+ */
+static __always_inline struct mem_cgroup *memcg_of(struct cgroup *cgrp)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	int count = bpf_core_enum_value(enum cgroup_subsys_id, CGROUP_SUBSYS_COUNT);
+	struct cgroup_subsys_state *css;
+
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id) || id < 0 || id >= count)
+		return NULL;
+	css = BPF_CORE_READ(cgrp, subsys[id]);
+	if (!css)
+		return NULL;
+	return (void *)((char *)css - bpf_core_field_offset(struct mem_cgroup, css));
+}
+
+static __always_inline int walk_core(struct cgroup *cgrp, bool flush)
+{
+	struct memcg_record *rec;
+	struct mem_cgroup *memcg;
+
+	if (too_deep(cgrp))
+		return 0;
+	memcg = memcg_of(cgrp);
+	if (!memcg) {
+		nr_no_memcg++;
+		return 0;
+	}
+	/* as above; cgroup_rstat_flush() flushes every controller of the subtree */
+	if (flush && nr_records == 0)
+		cgroup_rstat_flush(cgrp);
+	rec = begin_record(cgrp);
+	if (rec)
+		fill_values(rec, cgrp, memcg, true);
+	return 0;
+}
+
+SEC("iter.s/cgroup")
+int sample_memcg_core_flush(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (!cgrp)	/* the walk is over */
+		return 0;
+	return walk_core(cgrp, true);
+}
+
+SEC("iter.s/cgroup")
+int sample_memcg_core(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (!cgrp)
+		return 0;
+	return walk_core(cgrp, false);
 }

@@ -29,6 +29,20 @@ enum memcg_read_kind {
 	MEMCG_READ_EVENT_LOCAL = 4,  /* memcg->memory_events_local[index] (memory.events.local) */
 	MEMCG_READ_PAGE_COUNTER = 5, /* index = MEMCG_COUNTER_READ(counter, field), in bytes */
 	MEMCG_READ_PRESSURE = 6,     /* cgrp->psi->total[] at flat index, in µs (memory.pressure) */
+	/* CO-RE reads for kernels without the memcg kfuncs (the bpf-core backend): */
+	MEMCG_READ_VMSTAT_STATE = 7, /* memcg->vmstats->state[slot], raw (pages, bytes or KiB), >= 0 */
+	MEMCG_READ_VMSTAT_EVENT = 8, /* memcg->vmstats->events[slot] */
+	MEMCG_READ_EVENT = 9,        /* memcg->memory_events[index] (memory.events) */
+};
+
+/*
+ * Which program walks: user space loads exactly one (the others are not
+ * even sent to the kernel, so their kfuncs need not exist).
+ */
+enum memcg_walk_flavor {
+	MEMCG_WALK_KFUNC = 0,       /* sample_memcg: the memcg kfuncs (Linux >= 7.0) */
+	MEMCG_WALK_CORE_FLUSH = 1,  /* sample_memcg_core_flush: CO-RE, cgroup_rstat_flush() at the root */
+	MEMCG_WALK_CORE = 2,        /* sample_memcg_core: CO-RE, user space flushes before the walk */
 };
 
 /* The page counters of struct mem_cgroup a MEMCG_READ_PAGE_COUNTER reads. */

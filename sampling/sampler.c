@@ -9,12 +9,14 @@
 
 #include "base/log.h"
 #include "base/name_table.h"
+#include "sampling/core_check.h"
 #include "sampling/sampler_backend.h"
 
 static const char *const backend_names[] = {
 	[SAMPLER_AUTO] = "auto",
 	[SAMPLER_BPF] = "bpf",
 	[SAMPLER_TEXT] = "text",
+	[SAMPLER_BPF_CORE] = "bpf-core",
 };
 
 DEFINE_NAME_TABLE(sampler_backend, enum sampler_backend, backend_names)
@@ -44,17 +46,27 @@ static size_t column_of(const struct sampler *s, const char *name)
 	return SIZE_MAX;
 }
 
-/* The requested stats, then the inputs of derived ones that were not requested. */
+static bool excluded(const struct sampler *s, const struct stat_def *def)
+{
+	for (size_t i = 0; i < s->nr_excluded; i++)
+		if (s->excluded[i] == def)
+			return true;
+	return false;
+}
+
+/* The requested stats, then the inputs of derived ones that were not requested; none excluded. */
 static void select_columns(struct sampler *s, const struct sampler_opts *opts)
 {
-	if (opts->nr_stats)
-		memcpy(s->stats, opts->stats, opts->nr_stats * sizeof(s->stats[0]));
-	s->nr_stats = s->nr_shown = opts->nr_stats;
+	s->nr_stats = 0;
+	for (size_t i = 0; i < opts->nr_stats; i++)
+		if (!excluded(s, opts->stats[i]))
+			s->stats[s->nr_stats++] = opts->stats[i];
+	s->nr_shown = s->nr_stats;
 	for (size_t i = 0; i < opts->nr_stats; i++) {
 		const struct stat_def *def = opts->stats[i];
 
 		for (size_t k = 0; k < STAT_MAX_INPUTS && def->inputs[k]; k++)
-			if (column_of(s, def->inputs[k]) == SIZE_MAX)
+			if (column_of(s, def->inputs[k]) == SIZE_MAX && !excluded(s, stat_lookup(def->inputs[k])))
 				s->stats[s->nr_stats++] = stat_lookup(def->inputs[k]);
 	}
 }
@@ -134,9 +146,62 @@ static int try_backend(struct sampler *s, enum sampler_backend backend, const st
 	return err;
 }
 
+/*
+ * bpf-core, checked before use (sampling/core_check.h). Under auto any
+ * disagreement sends the whole sampler to text, which reads every stat.
+ * Configured explicitly, the stats that disagree are left out (an error
+ * with strict stats) and the backend opens again without them, checked again.
+ */
+static int try_bpf_core(struct sampler *s, const struct sampler_opts *opts, char *why, size_t why_len)
+{
+	bool explicit = opts->backend == SAMPLER_BPF_CORE;
+	const struct stat_def **bad;
+	char names[256];
+	size_t nr_bad;
+	int err, attempt;
+
+	bad = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + 1, sizeof(bad[0]));
+	if (!bad)
+		return -ENOMEM;
+	for (attempt = 0; attempt < 2; attempt++) {
+		err = try_backend(s, SAMPLER_BPF_CORE, &sampler_bpf_core_ops, opts, why, why_len);
+		if (err)
+			break;
+		err = core_check(s, bad + s->nr_excluded, &nr_bad, names, sizeof(names));
+		if (!err)
+			break;
+		s->ops->close(s);
+		s->priv = NULL;
+		s->ops = NULL;
+		if (err != -EPROTO)
+			break;
+		snprintf(why, why_len, "its start-up check found values that disagree with memory.stat "
+			 "(%s): this kernel's counter layout is not one it knows", names);
+		err = -EOPNOTSUPP;
+		if (!explicit || attempt == 1)
+			break;
+		if (opts->strict_stats) {
+			mb_err("stats %s are not available: they disagree with memory.stat (bpf-core start-up check)",
+			       names);
+			err = -ENOENT;
+			break;
+		}
+		mb_err("bpf-core: the start-up check found these stats disagree with memory.stat, not sampled: %s",
+		       names);
+		s->excluded = bad;
+		s->nr_excluded += nr_bad;
+	}
+	if (err || !s->nr_excluded) {
+		s->excluded = NULL;
+		s->nr_excluded = 0;
+		free(bad);
+	}
+	return err;
+}
+
 static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 {
-	char bpf_why[512], text_why[512];
+	char bpf_why[512], core_why[768], text_why[512];
 	int err;
 
 	if (opts->backend == SAMPLER_TEXT) {
@@ -145,20 +210,34 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 			mb_notice("backend text: selected by configuration");
 		return err;
 	}
-	err = try_backend(s, SAMPLER_BPF, &sampler_bpf_ops, opts, bpf_why, sizeof(bpf_why));
+	bpf_why[0] = '\0';
+	if (opts->backend != SAMPLER_BPF_CORE) {
+		err = try_backend(s, SAMPLER_BPF, &sampler_bpf_ops, opts, bpf_why, sizeof(bpf_why));
+		if (!err) {
+			mb_notice("backend bpf: %s", bpf_why[0] ? bpf_why : "kernel has the memcg kfuncs");
+			return 0;
+		}
+		if (opts->backend == SAMPLER_BPF) {
+			mb_err("backend bpf is not usable here: %s", bpf_why[0] ? bpf_why : strerror(-err));
+			return err;
+		}
+		if (!bpf_why[0])
+			snprintf(bpf_why, sizeof(bpf_why), "the bpf backend failed to load (%s)", strerror(-err));
+	}
+	err = try_bpf_core(s, opts, core_why, sizeof(core_why));
 	if (!err) {
-		mb_notice("backend bpf: %s", bpf_why[0] ? bpf_why : "kernel has the memcg kfuncs");
+		mb_notice("backend bpf-core: %s%s%s", bpf_why, bpf_why[0] ? "; " : "", core_why);
 		return 0;
 	}
-	if (opts->backend == SAMPLER_BPF) {
-		mb_err("backend bpf is not usable here: %s", bpf_why[0] ? bpf_why : strerror(-err));
+	if (opts->backend == SAMPLER_BPF_CORE) {
+		mb_err("backend bpf-core is not usable here: %s", core_why[0] ? core_why : strerror(-err));
 		return err;
 	}
-	if (!bpf_why[0])
-		snprintf(bpf_why, sizeof(bpf_why), "the bpf backend failed to load (%s)", strerror(-err));
+	if (!core_why[0])
+		snprintf(core_why, sizeof(core_why), "it failed to load (%s)", strerror(-err));
 	err = try_backend(s, SAMPLER_TEXT, &sampler_text_ops, opts, text_why, sizeof(text_why));
 	if (!err)
-		mb_notice("backend text: %s", bpf_why);
+		mb_notice("backend text: %s; bpf-core: %s", bpf_why, core_why);
 	return err;
 }
 
@@ -199,6 +278,7 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 close_backend:
 	s->ops->close(s);
 free_sampler:
+	free(s->excluded);
 	free(s->stats);
 	free(s->derived);
 	free(s);
@@ -232,6 +312,7 @@ void sampler_close(struct sampler *s)
 		return;
 	if (s->ops)
 		s->ops->close(s);
+	free(s->excluded);
 	free(s->stats);
 	free(s->derived);
 	free(s);

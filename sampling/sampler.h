@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The sampler: fills a sample_table with the selected stats of every cgroup
- * below a root. Two backends produce the same table:
- *   bpf  - a sleepable cgroup iterator calling the memcg kfuncs (Linux >= 7.0)
- *   text - memory.stat and the other memory.* files (cgroup v2 or v1)
+ * below a root. Three backends produce the same table:
+ *   bpf      - a sleepable cgroup iterator calling the memcg kfuncs (Linux >= 7.0)
+ *   bpf-core - the same walk reading the counters with CO-RE (Linux 6.1 to
+ *              6.19), checked against memory.stat before it is used
+ *   text     - memory.stat and the other memory.* files (cgroup v2 or v1)
  * Derived stats (working_set) are computed here from their inputs, which
  * are sampled as hidden columns when nobody asked for them.
  * "auto" picks bpf when the kernel has the kfuncs and the program loads,
- * text otherwise, and logs one line saying which and why.
+ * else bpf-core when it loads and passes its check, else text, and logs one
+ * line saying which and why.
  */
 #ifndef MEMCG_BPF_SAMPLER_H
 #define MEMCG_BPF_SAMPLER_H
@@ -22,6 +25,7 @@ enum sampler_backend {
 	SAMPLER_AUTO,
 	SAMPLER_BPF,
 	SAMPLER_TEXT,
+	SAMPLER_BPF_CORE,
 };
 
 struct sampler_opts {
@@ -42,11 +46,11 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out);
 int sampler_sample(struct sampler *s, struct sample_table *t);
 /* Initialises @t with the columns this sampler produces. */
 void sampler_table_init(const struct sampler *s, struct sample_table *t);
-/* SAMPLER_BPF or SAMPLER_TEXT: the backend that runs. */
+/* The backend that runs (never SAMPLER_AUTO). */
 enum sampler_backend sampler_backend_used(const struct sampler *s);
 void sampler_close(struct sampler *s);
 
-/* "auto", "bpf", "text" (base/name_table.h: any case); "?" for no backend. */
+/* "auto", "bpf", "text", "bpf-core" (base/name_table.h: any case); "?" for no backend. */
 const char *sampler_backend_name(enum sampler_backend b);
 int sampler_backend_parse(const char *s, enum sampler_backend *out);
 

@@ -25,7 +25,7 @@ struct sampler_backend_ops {
 
 struct sampler {
 	const struct sampler_backend_ops *ops;
-	enum sampler_backend backend; /* which one ops is: SAMPLER_BPF or SAMPLER_TEXT */
+	enum sampler_backend backend; /* which one ops is */
 	void *priv;
 	struct cgroup_mount mount;
 	int max_depth;
@@ -34,6 +34,8 @@ struct sampler {
 	size_t nr_stats;               /* all columns: what the backends sample */
 	size_t nr_shown;               /* the first nr_shown columns are the table's stats */
 	bool quiet_drops;              /* a missing stat is worth a notice, not a warning */
+	const struct stat_def **excluded; /* left out before the backend opens (bpf-core check) */
+	size_t nr_excluded;
 	struct derived_column *derived;
 	size_t nr_derived;
 };
@@ -45,6 +47,7 @@ struct derived_column {
 };
 
 extern const struct sampler_backend_ops sampler_bpf_ops;
+extern const struct sampler_backend_ops sampler_bpf_core_ops;
 extern const struct sampler_backend_ops sampler_text_ops;
 
 /*

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE /* vasprintf, strchrnul */
 /*
- * The bpf backend: a sleepable cgroup iterator that calls the memcg kfuncs
- * (Linux >= 7.0). Loaded and attached once; each sample is one
+ * The bpf backends: a sleepable cgroup iterator that calls the memcg kfuncs
+ * (bpf, Linux >= 7.0), or reads the same counters with CO-RE where the
+ * kernel has no memcg kfuncs (bpf-core, Linux 6.1 to 6.19: slots from
+ * sampling/memcg_layout.c). Loaded and attached once; each sample is one
  * bpf_iter_create() + read(), after which the records are read straight
  * from the mmapped array map.
  */
@@ -32,6 +34,7 @@
 #include "sampling/btf_enums.h"
 #include "sampling/cgroup_index.h"
 #include "sampling/cgroup_probe.h"
+#include "sampling/memcg_layout.h"
 #include "base/log.h"
 #include "sampling/sampler_backend.h"
 
@@ -80,18 +83,24 @@ static const struct {
 _Static_assert(MEMCG_READ_UNLIMITED == SAMPLE_VALUE_UNLIMITED, "one encoding of \"max\"");
 
 struct bpf_backend {
+	enum memcg_walk_flavor flavor;
+	struct memcg_layout *layout; /* bpf-core: where the counters are; during open only */
+	int flush_fd;                /* bpf-core without a flush kfunc: the root's memory.stat */
 	struct memcg_sample_bpf *skel;
 	struct bpf_link *link;
 	int root_fd;
+	const char *mount_dir;
 	void *records;      /* the first records_len bytes of the map, mmapped */
 	size_t records_len; /* grows with the tree, up to capacity records */
 	__u32 capacity;
 	size_t stride;
 
 	struct memcg_read reads[MEMCG_SAMPLE_MAX_READS];
+	uint64_t scale[MEMCG_SAMPLE_MAX_READS]; /* what a read is multiplied by: memory.stat's unit */
 	unsigned int nr_reads;
 	struct bpf_column *columns;
 	struct cgroup_index *index;
+	bool attach_failed;               /* the program loaded, the iterator refused the root */
 	libbpf_print_fn_t previous_print; /* libbpf's printer before bpf_open() */
 	bool print_set;
 };
@@ -151,31 +160,64 @@ static int check_caps(char *why, size_t why_len)
 	return -EPERM;
 }
 
-static int check_kernel(struct btf **btf_out, char *why, size_t why_len)
+static int check_kfuncs(const struct sampler *s, const struct btf *btf, char *why, size_t why_len)
 {
-	struct btf *btf;
-	size_t i;
-
-	btf = btf__load_vmlinux_btf();
-	if (!btf) {
-		snprintf(why, why_len, "cannot read the kernel BTF (/sys/kernel/btf/vmlinux): %s",
-			 strerror(errno));
-		return -EOPNOTSUPP;
-	}
-	for (i = 0; i < ARRAY_SIZE(required_kfuncs); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(required_kfuncs); i++) {
 		if (!btf_has_func(btf, required_kfuncs[i])) {
 			snprintf(why, why_len, "kernel lacks kfunc %s (memcg kfuncs need Linux >= 7.0)",
 				 required_kfuncs[i]);
-			btf__free(btf);
 			return -EOPNOTSUPP;
 		}
 	}
-	*btf_out = btf;
+	if (s->mount.version != 2) {
+		snprintf(why, why_len, "the memory controller at %s is on cgroup v1; "
+			 "the kfunc iterator walks cgroup v2 only", s->mount.dir);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* bpf-core: the cgroup iterator, a known counter layout, and how to flush. */
+static int check_core(struct bpf_backend *b, const struct btf *btf, char *why, size_t why_len)
+{
+	int err;
+
+	if (btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0) {
+		snprintf(why, why_len, "kernel has no cgroup iterator (bpf_iter__cgroup: Linux >= 6.1)");
+		return -EOPNOTSUPP;
+	}
+	err = memcg_layout_open(btf, &b->layout, why, why_len);
+	if (err)
+		return err;
+	b->flavor = btf_has_func(btf, "cgroup_rstat_flush") ? MEMCG_WALK_CORE_FLUSH : MEMCG_WALK_CORE;
+	return 0;
+}
+
+/*
+ * Without cgroup_rstat_flush() (Linux >= 6.16 has css_rstat_flush(), which
+ * wants the memory css as a trusted pointer; a cgroup iterator only reads
+ * it) the walk root's memory.stat is read before each walk: the kernel
+ * flushes the subtree's counters for it, as for any reader of the file.
+ */
+static int flush_by_reading(struct bpf_backend *b)
+{
+	char buf[4096];
+	ssize_t n;
+	off_t off = 0;
+
+	while ((n = pread(b->flush_fd, buf, sizeof(buf), off)) > 0)
+		off += n;
+	if (n < 0) {
+		int err = -errno;
+
+		mb_err("cannot read %s/memory.stat to flush the memcg counters: %s", b->mount_dir, strerror(-err));
+		return err;
+	}
 	return 0;
 }
 
 /* Index of the read {kind, index}, added if new; -E2BIG when full. */
-static int add_read(struct bpf_backend *b, __u32 kind, __u32 index)
+static int add_read(struct bpf_backend *b, __u32 kind, __u32 index, uint64_t scale)
 {
 	unsigned int i;
 
@@ -186,11 +228,43 @@ static int add_read(struct bpf_backend *b, __u32 kind, __u32 index)
 		return -E2BIG;
 	b->reads[b->nr_reads].kind = kind;
 	b->reads[b->nr_reads].index = index;
+	b->scale[b->nr_reads] = scale;
 	return b->nr_reads++;
 }
 
-/* Looks one enum constant up in the enums the kfuncs take. */
-static int resolve_constant(const struct btf *btf, const char *name, __u32 *kind, __u32 *index)
+/*
+ * bpf-core: the CO-RE read of what the kfunc read @kind would return, at the
+ * slot the layout gives. -ENOENT when the kernel keeps no per-memcg counter
+ * for @name.
+ */
+static int core_read(const struct bpf_backend *b, const char *name, __u32 *kind, __u32 *index, uint64_t *scale)
+{
+	__u32 slot;
+
+	switch (*kind) {
+	case MEMCG_READ_PAGE_STATE:
+		if (memcg_layout_state(b->layout, name, &slot, scale))
+			return -ENOENT;
+		*kind = MEMCG_READ_VMSTAT_STATE;
+		break;
+	case MEMCG_READ_VM_EVENT:
+		if (memcg_layout_event(b->layout, name, &slot))
+			return -ENOENT;
+		*kind = MEMCG_READ_VMSTAT_EVENT;
+		break;
+	case MEMCG_READ_MEMORY_EVENT:
+		*kind = MEMCG_READ_EVENT;
+		return 0;
+	default:
+		return 0;
+	}
+	*index = slot;
+	return 0;
+}
+
+/* Looks one enum constant up in the enums the kfuncs take: the read that gives it. */
+static int resolve_constant(const struct bpf_backend *b, const struct btf *btf, const char *name, __u32 *kind,
+			    __u32 *index, uint64_t *scale)
 {
 	int64_t value;
 	size_t i;
@@ -199,7 +273,8 @@ static int resolve_constant(const struct btf *btf, const char *name, __u32 *kind
 		if (btf_enum_value(btf, read_enums[i].enum_name, name, &value) == 0) {
 			*kind = read_enums[i].kind;
 			*index = (__u32)value;
-			return 0;
+			*scale = 1;
+			return b->flavor == MEMCG_WALK_KFUNC ? 0 : core_read(b, name, kind, index, scale);
 		}
 	}
 	return -ENOENT;
@@ -213,6 +288,7 @@ static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, con
 			       const char *alt, struct bpf_column *col, char *missing, size_t missing_len)
 {
 	__u32 kinds[STAT_MAX_TERMS], indexes[STAT_MAX_TERMS];
+	uint64_t scales[STAT_MAX_TERMS];
 	char term[64];
 	unsigned int n = 0, i;
 	const char *p = alt;
@@ -222,19 +298,20 @@ static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, con
 		size_t len = strcspn(p, "+");
 
 		snprintf(term, sizeof(term), "%.*s", (int)len, p);
-		if (resolve_constant(btf, term, &kinds[n], &indexes[n])) {
+		if (resolve_constant(b, btf, term, &kinds[n], &indexes[n], &scales[n])) {
 			snprintf(missing, missing_len, "%s", term);
 			return -ENOENT;
 		}
 		/* memory.events.local: the same constants, another array */
-		if (kinds[n] == MEMCG_READ_MEMORY_EVENT && def->file == STAT_FILE_MEMORY_EVENTS_LOCAL)
+		if ((kinds[n] == MEMCG_READ_MEMORY_EVENT || kinds[n] == MEMCG_READ_EVENT) &&
+		    def->file == STAT_FILE_MEMORY_EVENTS_LOCAL)
 			kinds[n] = MEMCG_READ_EVENT_LOCAL;
 		n++;
 		p += len + (p[len] == '+');
 	}
 	col->nr_terms = 0;
 	for (i = 0; i < n; i++) {
-		r = add_read(b, kinds[i], indexes[i]);
+		r = add_read(b, kinds[i], indexes[i], scales[i]);
 		if (r < 0)
 			return r;
 		col->term[col->nr_terms++] = r;
@@ -243,14 +320,16 @@ static int resolve_alternative(struct bpf_backend *b, const struct btf *btf, con
 }
 
 /* The one read of a column that is not a sum of enum constants; 0 or -ENOENT. */
-static int single_read(const struct stat_def *def, const struct btf *btf, __u32 *kind, __u32 *index)
+static int single_read(const struct bpf_backend *b, const struct stat_def *def, const struct btf *btf,
+		       __u32 *kind, __u32 *index)
 {
 	int64_t psi_state, avgs, nr_states;
 
 	switch (def->file) {
 	case STAT_FILE_USAGE:
-		*kind = MEMCG_READ_USAGE;
-		*index = 0;
+		/* memory.current: the kfunc, or the page counter it reads */
+		*kind = b->flavor == MEMCG_WALK_KFUNC ? MEMCG_READ_USAGE : MEMCG_READ_PAGE_COUNTER;
+		*index = b->flavor == MEMCG_WALK_KFUNC ? 0 : MEMCG_COUNTER_READ(MEMCG_COUNTER_MEMORY, MEMCG_FIELD_USAGE);
 		return 0;
 	case STAT_FILE_PRESSURE:
 		/* psi_group.total[NR_PSI_AGGREGATORS][NR_PSI_STATES - 1], the PSI_AVGS row */
@@ -279,8 +358,10 @@ static const char *unavailable(const struct sampler *s, const struct stat_def *d
 {
 	int fd;
 
-	if (!stat_on_version(def, 2))
-		return "cgroup v1 only";
+	if (!stat_on_version(def, s->mount.version))
+		return s->mount.version == 2 ? "cgroup v1 only" : "cgroup v2 only";
+	if (def->file == STAT_FILE_SOFT_LIMIT)
+		return "the bpf-core backend does not read memory.soft_limit_in_bytes";
 	if (def->file == STAT_FILE_PRESSURE && !cgroup_psi_enabled())
 		return "PSI is off (psi=0 on the kernel command line, or a kernel without CONFIG_PSI)";
 	if (def->file != STAT_FILE_SWAP_CURRENT && def->file != STAT_FILE_SWAP_MAX)
@@ -325,9 +406,9 @@ static int resolve_stats(struct sampler *s, struct bpf_backend *b, const struct 
 			c++;
 			continue;
 		}
-		err = single_read(def, btf, &kind, &index);
+		err = single_read(b, def, btf, &kind, &index);
 		if (err == 0) {
-			err = add_read(b, kind, index);
+			err = add_read(b, kind, index, 1);
 			if (err < 0)
 				return err;
 			col->nr_terms = 1;
@@ -353,7 +434,10 @@ static int resolve_stats(struct sampler *s, struct bpf_backend *b, const struct 
 		}
 		if (err != -ENOENT)
 			return err;
-		snprintf(why, sizeof(why), "the kernel BTF has no %s", missing);
+		if (b->flavor == MEMCG_WALK_KFUNC)
+			snprintf(why, sizeof(why), "the kernel BTF has no %s", missing);
+		else
+			snprintf(why, sizeof(why), "this kernel keeps no per-memcg counter %s", missing);
 		err = sampler_drop_stat(s, c, why);
 		if (err)
 			return err;
@@ -418,10 +502,25 @@ static int map_records(struct bpf_backend *b, __u64 nr)
 	return 0;
 }
 
+/* The walk of each flavor; only the one that runs is loaded. */
+static struct bpf_program *walk_program(const struct bpf_backend *b, enum memcg_walk_flavor flavor)
+{
+	switch (flavor) {
+	case MEMCG_WALK_KFUNC:
+		return b->skel->progs.sample_memcg;
+	case MEMCG_WALK_CORE_FLUSH:
+		return b->skel->progs.sample_memcg_core_flush;
+	case MEMCG_WALK_CORE:
+		return b->skel->progs.sample_memcg_core;
+	}
+	return NULL;
+}
+
 static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iter_opts);
 	union bpf_iter_link_info linfo = { 0 };
+	enum memcg_walk_flavor f;
 	int err;
 
 	b->skel = memcg_sample_bpf__open();
@@ -436,6 +535,8 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	b->skel->rodata->max_depth = max_depth;
 	b->skel->rodata->page_size = (__u64)sysconf(_SC_PAGESIZE);
 	b->skel->rodata->counter_max = (__u64)LONG_MAX / b->skel->rodata->page_size;
+	for (f = MEMCG_WALK_KFUNC; f <= MEMCG_WALK_CORE; f++)
+		bpf_program__set_autoload(walk_program(b, f), f == b->flavor);
 	err = bpf_map__set_value_size(b->skel->maps.records, b->stride);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.records, capacity);
@@ -454,10 +555,11 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
 	iter_opts.link_info = &linfo;
 	iter_opts.link_info_len = sizeof(linfo);
-	b->link = bpf_program__attach_iter(b->skel->progs.sample_memcg, &iter_opts);
+	b->link = bpf_program__attach_iter(walk_program(b, b->flavor), &iter_opts);
 	if (!b->link) {
 		err = -errno;
-		mb_err("cannot attach the cgroup iterator: %s", strerror(-err));
+		b->attach_failed = true;
+		mb_err("cannot attach the cgroup iterator to %s: %s", b->mount_dir, strerror(-err));
 		goto unload;
 	}
 
@@ -477,8 +579,9 @@ static __u32 capacity_for(size_t cgroups)
 	return cap < (1u << 30) ? (__u32)cap : 1u << 30;
 }
 
-static int bpf_open(struct sampler *s, char *why, size_t why_len)
+static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 {
+	char desc[320];
 	struct btf *btf = NULL;
 	struct bpf_backend *b;
 	int err;
@@ -486,20 +589,22 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	b->root_fd = -1;
+	b->root_fd = b->flush_fd = -1;
+	b->mount_dir = s->mount.dir;
 	s->priv = b;
 	/* process-wide: bpf_close() gives the previous printer back */
 	b->previous_print = libbpf_set_print(libbpf_to_log);
 	b->print_set = true;
-	err = check_kernel(&btf, why, why_len);
-	if (err)
-		return err;
-	if (s->mount.version != 2) {
-		snprintf(why, why_len, "the memory controller at %s is on cgroup v1; "
-			 "the kfunc iterator walks cgroup v2 only", s->mount.dir);
-		err = -EOPNOTSUPP;
-		goto free_btf;
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(why, why_len, "cannot read the kernel BTF (/sys/kernel/btf/vmlinux): %s",
+			 strerror(errno));
+		return -EOPNOTSUPP;
 	}
+	b->flavor = MEMCG_WALK_KFUNC;
+	err = core ? check_core(b, btf, why, why_len) : check_kfuncs(s, btf, why, why_len);
+	if (err)
+		goto free_btf;
 	err = check_caps(why, why_len);
 	if (err)
 		goto free_btf;
@@ -513,20 +618,52 @@ static int bpf_open(struct sampler *s, char *why, size_t why_len)
 	if (err)
 		goto free_btf;
 	b->stride = memcg_record_size(b->nr_reads);
+	if (b->layout)
+		snprintf(desc, sizeof(desc), "kernel lacks the memcg kfuncs and has the cgroup iterator; CO-RE reads of "
+			 "struct memcg_vmstats (%s), flushed by %s", memcg_layout_describe(b->layout),
+			 b->flavor == MEMCG_WALK_CORE_FLUSH ? "cgroup_rstat_flush()" : "reading the root's memory.stat");
+	else
+		snprintf(desc, sizeof(desc), "kernel has the memcg kfuncs");
 	/* every value is resolved: libbpf's load parses its own copy */
+	memcg_layout_free(b->layout);
+	b->layout = NULL;
 	btf__free(btf);
 	btf = NULL;
+	if (b->flavor == MEMCG_WALK_CORE) {
+		b->flush_fd = openat(b->root_fd, "memory.stat", O_RDONLY | O_CLOEXEC);
+		if (b->flush_fd < 0) {
+			err = -errno;
+			mb_err("cannot open %s/memory.stat: %s", s->mount.dir, strerror(-err));
+			goto free_btf;
+		}
+	}
 	err = cgroup_index_open(s->mount.dir, s->max_depth, &b->index);
 	if (err)
 		goto free_btf;
 	err = load_program(b, s->max_depth, capacity_for(cgroup_index_count(b->index)));
+	if (err && core && b->attach_failed && s->mount.version == 1) {
+		snprintf(why, why_len, "this kernel's cgroup iterator does not walk the cgroup v1 hierarchy at %s",
+			 s->mount.dir);
+		err = -EOPNOTSUPP;
+	}
 	if (err)
 		goto free_btf;
-	snprintf(why, why_len, "kernel has the memcg kfuncs; %u kfunc reads per cgroup, "
-		 "room for %u cgroups", b->nr_reads, b->capacity);
+	snprintf(why, why_len, "%s; %u reads per cgroup, room for %u cgroups", desc, b->nr_reads, b->capacity);
 free_btf:
+	memcg_layout_free(b->layout);
+	b->layout = NULL;
 	btf__free(btf);
 	return err; /* on error the caller calls bpf_close() */
+}
+
+static int bpf_open(struct sampler *s, char *why, size_t why_len)
+{
+	return open_walk(s, false, why, why_len);
+}
+
+static int bpf_core_open(struct sampler *s, char *why, size_t why_len)
+{
+	return open_walk(s, true, why, why_len);
 }
 
 /* One pass of the iterator over the tree. */
@@ -536,6 +673,11 @@ static int run_walk(struct bpf_backend *b)
 	ssize_t n;
 	int fd, err = 0;
 
+	if (b->flavor == MEMCG_WALK_CORE) {
+		err = flush_by_reading(b);
+		if (err)
+			return err;
+	}
 	memset(b->skel->bss, 0, sizeof(*b->skel->bss));
 	fd = bpf_iter_create(bpf_link__fd(b->link));
 	if (fd < 0) {
@@ -596,7 +738,10 @@ static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct 
 		if (col->nr_terms == 1) { /* as read: MEMCG_READ_UNLIMITED too */
 			__u64 v = rec->values[col->term[0]];
 
-			row->values[c] = v == MEMCG_READ_INVALID ? SAMPLE_VALUE_MISSING : v;
+			if (v == MEMCG_READ_INVALID)
+				row->values[c] = SAMPLE_VALUE_MISSING;
+			else
+				row->values[c] = v == MEMCG_READ_UNLIMITED ? v : v * b->scale[col->term[0]];
 			continue;
 		}
 		for (i = 0; i < col->nr_terms; i++) {
@@ -604,7 +749,7 @@ static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct 
 
 			if (v == MEMCG_READ_INVALID)
 				break;
-			sum += v;
+			sum += v * b->scale[col->term[i]];
 		}
 		row->values[c] = i == col->nr_terms ? sum : SAMPLE_VALUE_MISSING;
 	}
@@ -669,6 +814,9 @@ static void bpf_close(struct sampler *s)
 	cgroup_index_close(b->index);
 	if (b->root_fd >= 0)
 		close(b->root_fd);
+	if (b->flush_fd >= 0)
+		close(b->flush_fd);
+	memcg_layout_free(b->layout);
 	free(b->columns);
 	if (b->print_set)
 		libbpf_set_print(b->previous_print);
@@ -679,6 +827,13 @@ static void bpf_close(struct sampler *s)
 const struct sampler_backend_ops sampler_bpf_ops = {
 	.name = "bpf",
 	.open = bpf_open,
+	.sample = bpf_sample,
+	.close = bpf_close,
+};
+
+const struct sampler_backend_ops sampler_bpf_core_ops = {
+	.name = "bpf-core",
+	.open = bpf_core_open,
 	.sample = bpf_sample,
 	.close = bpf_close,
 };

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Downloads and caches the two kernels the VM tests boot:
+# Downloads and caches the kernels the VM tests boot:
 #   kfunc     Debian sid's current cloud kernel (Linux >= 7.0: has the memcg kfuncs)
-#   fallback  Debian trixie's cloud kernel (6.12: no memcg kfuncs)
+#   fallback  Debian trixie's cloud kernel (6.12: no memcg kfuncs; bpf-core)
+#   bookworm  Debian 12's cloud kernel (6.1: no memcg kfuncs; bpf-core)
 # and prints one line per kernel: "NAME VERSION /path/to/vmlinuz".
 #
 # The cache lives in $MEMCG_BPF_VM_CACHE (default
@@ -92,7 +93,7 @@ fetch() {
 	log "$suite: cached $version"
 }
 
-for spec in kfunc:sid:7 fallback:trixie:6; do
+for spec in kfunc:sid:7 fallback:trixie:6 bookworm:bookworm:6; do
 	name=${spec%%:*}
 	rest=${spec#*:}
 	suite=${rest%%:*}
