@@ -76,7 +76,7 @@ dir=$(write_conf good 1 "" '  Backend "auto"
   DispatchValues true
   ReportSelf true')
 start_daemon "$dir"
-check "control: a good config writes memcg_bpf values" wait_rows "csv_file '$dir' root bytes-usage" 2 15
+check "control: a good config writes memcg_bpf values" wait_rows "csv_file '$dir' root bytes-anon" 2 15
 stop_daemon
 check "control: and logs no error" bash -c "! grep -q '\[error\]' '$dir/collectd.log'"
 

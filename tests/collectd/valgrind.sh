@@ -16,6 +16,7 @@ dir=$(write_conf valgrind 1 "" '
   Cgroup "/*"
 ')
 start_daemon "$dir" "$VALGRIND" --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect \
+	--suppressions="$(dirname "$0")/libbpf.supp" \
 	--errors-for-leak-kinds=definite --num-callers=30 --log-file="$dir/valgrind.log"
 check "daemon under valgrind wrote $INTERVALS samples" \
 	wait_rows "csv_file '$dir' self count-cgroups_seen" "$INTERVALS" $((INTERVALS * 4 + 30))

@@ -71,7 +71,7 @@ static void test_sampler_values_go_to_collectd(void **state)
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 9);
+	assert_int_equal(s.n, 10);
 	assert_int_equal(s.wire, 0);
 	assert_true(value_of(&s, "count-cgroups_seen") == 9);
 	assert_true(value_of(&s, "count-cgroups_selected") == 4);
@@ -80,6 +80,7 @@ static void test_sampler_values_go_to_collectd(void **state)
 	assert_true(value_of(&s, "derive-sample_errors") == 2);
 	assert_true(value_of(&s, "gauge-backend-bpf") == 1);
 	assert_true(value_of(&s, "gauge-backend-text") == 0);
+	assert_true(value_of(&s, "gauge-backend-bpf-core") == 0);
 }
 
 static void test_failed_walk_gives_counters_only(void **state)
@@ -88,7 +89,7 @@ static void test_failed_walk_gives_counters_only(void **state)
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 3);
+	assert_int_equal(s.n, 4);
 	assert_true(value_of(&s, "derive-sample_errors") == 1);
 	assert_true(value_of(&s, "gauge-backend-text") == 1);
 }
@@ -100,7 +101,7 @@ static void test_sender_values_go_both_ways(void **state)
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 3 + 4 + 2 * 2 + 4 + 2);
+	assert_int_equal(s.n, 4 + 4 + 2 * 2 + 4 + 2);
 	assert_int_equal(s.wire, 4 + 2 * 2 + 4 + 2);
 	assert_true(value_of(&s, "derive-sender_batches_sent") == 3);
 	assert_true(value_of(&s, "derive-sender_dropped_batches-rejected") == 7);
