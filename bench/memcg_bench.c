@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * memcg-bench: cost per cgroup of one sample of a whole tree, for the text
- * backend, the bpf backend, a bare bpf walk that reads no stats, and the
- * plain hand-written reader, taking turns. It creates flat trees of N cgroups under
+ * backend, the bpf backend (or bpf-core: --backend), a bare walk of it that
+ * reads no stats, and the plain hand-written reader, taking turns. It creates flat trees of N cgroups under
  * --parent (run it in a VM or on a machine whose cgroup tree is yours) and
  * removes them afterwards. Prints medians in microseconds per cgroup.
  */
@@ -32,6 +32,7 @@
 struct bench_opts {
 	const char *parent;
 	const char *stats;
+	enum sampler_backend bpf; /* the backend of the bpf and bare_walk columns */
 	int repeat;
 	long sizes[8];
 	int nr_sizes;
@@ -131,10 +132,10 @@ struct readers {
 };
 
 static int open_readers(struct readers *r, const char *root, char **dirs, long n,
-			const struct stat_def **stats, size_t nr_stats)
+			const struct stat_def **stats, size_t nr_stats, enum sampler_backend bpf)
 {
-	static const enum sampler_backend backend[NR_READERS] = {
-		[R_TEXT] = SAMPLER_TEXT, [R_BPF] = SAMPLER_BPF, [R_BARE] = SAMPLER_BPF,
+	const enum sampler_backend backend[NR_READERS] = {
+		[R_TEXT] = SAMPLER_TEXT, [R_BPF] = bpf, [R_BARE] = bpf,
 	};
 	const char *names[128];
 	int err;
@@ -184,13 +185,13 @@ static void close_readers(struct readers *r)
 
 /* Median wall time of one whole-tree sample of each reader, in µs per cgroup. */
 static int time_readers(const char *root, char **dirs, long n, const struct stat_def **stats,
-			size_t nr_stats, int repeat, double us[NR_READERS])
+			size_t nr_stats, int repeat, enum sampler_backend bpf, double us[NR_READERS])
 {
 	struct readers r = { 0 };
 	uint64_t *ns[NR_READERS] = { 0 };
 	int err, i, k;
 
-	err = open_readers(&r, root, dirs, n, stats, nr_stats);
+	err = open_readers(&r, root, dirs, n, stats, nr_stats, bpf);
 	for (k = 0; k < NR_READERS && !err; k++)
 		if (!(ns[k] = calloc(repeat, sizeof(uint64_t))))
 			err = -ENOMEM;
@@ -219,13 +220,21 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 		{ "stats", required_argument, NULL, 's' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "sizes", required_argument, NULL, 'n' },
+		{ "backend", required_argument, NULL, 'b' },
 		{ 0 },
 	};
 	char *tok, *save = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:s:r:n:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:r:n:b:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			if (sampler_backend_parse(optarg, &o->bpf) ||
+			    (o->bpf != SAMPLER_BPF && o->bpf != SAMPLER_BPF_CORE)) {
+				fprintf(stderr, "memcg-bench: --backend is bpf or bpf-core\n");
+				return -EINVAL;
+			}
+			break;
 		case 'p':
 			o->parent = optarg;
 			break;
@@ -242,8 +251,8 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
 				o->sizes[o->nr_sizes++] = atol(tok);
 			break;
 		default:
-			fprintf(stderr, "usage: memcg-bench [--parent DIR] [--stats LIST] [--repeat N] "
-					"[--sizes 10,100,1000]\n");
+			fprintf(stderr, "usage: memcg-bench [--parent DIR] [--stats LIST|default] [--repeat N] "
+					"[--sizes 10,100,1000] [--backend bpf|bpf-core]\n");
 			return -EINVAL;
 		}
 	}
@@ -270,6 +279,7 @@ int main(int argc, char **argv)
 {
 	struct bench_opts o = {
 		.parent = "/sys/fs/cgroup", .repeat = 30, .sizes = { 10, 100, 1000 }, .nr_sizes = 3,
+		.bpf = SAMPLER_BPF,
 	};
 	const struct stat_def *stats[128];
 	size_t nr_stats;
@@ -279,14 +289,17 @@ int main(int argc, char **argv)
 		return 2;
 	if (!o.stats)
 		o.stats = BENCH_DEFAULT_STATS;
+	else if (!strcmp(o.stats, "default")) /* the plugin's default set */
+		o.stats = STAT_DEFAULT_LIST;
 	if (stat_parse_list(o.stats, stats, 128, &nr_stats))
 		return 2;
 	mb_log_set_level(LOG_WARNING);
 	raise_fd_limit();
 	printf("# memcg-bench: %zu stats (%s), median of %d samples, us per cgroup\n", nr_stats,
 	       o.stats, o.repeat);
-	printf("%8s %10s %10s %10s %10s %9s %9s %10s\n", "cgroups", "text", "plain", "bpf", "bare_walk",
-	       "text/bpf", "bpf/bare", "text/plain");
+	printf("%8s %10s %10s %10s %10s %9s %9s %10s\n", "cgroups", "text", "plain", sampler_backend_name(o.bpf),
+	       "bare_walk", o.bpf == SAMPLER_BPF ? "text/bpf" : "text/core", o.bpf == SAMPLER_BPF ? "bpf/bare" : "core/bare",
+	       "text/plain");
 	for (int i = 0; i < o.nr_sizes; i++) {
 		double us[NR_READERS] = { 0 };
 		char root[4096], **dirs = NULL;
@@ -298,7 +311,7 @@ int main(int argc, char **argv)
 			mb_err("cannot create %ld cgroups under %s: %s", n, root, strerror(-err));
 			return 1;
 		}
-		err = time_readers(root, dirs, n, stats, nr_stats, o.repeat, us);
+		err = time_readers(root, dirs, n, stats, nr_stats, o.repeat, o.bpf, us);
 		remove_tree(dirs, n);
 		if (err) {
 			mb_err("benchmark at %ld cgroups failed: %s", n, strerror(-err));

@@ -16,7 +16,11 @@
 #                   bench/bench_sink.c (built here) as the write plugin; and
 #                   the peer, Debian 12's netdata, over the same tree;
 #   bench_soak      10,000 cgroups at Interval 1 for 10 minutes: the
-#                   sender's queue and collectd's RSS each minute.
+#                   sender's queue and collectd's RSS each minute;
+# then boots trixie's 6.12 and bookworm's 6.1 kernels (no kfuncs) for
+#   bench_core      memcg-bench with bpf-core in the bpf columns.
+# MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
+# fallback:bench_core_612 bookworm:bench_core_61").
 # Prints the tables, the main one also as Markdown, and draws it as a PNG
 # (gnuplot) into $MEMCG_BPF_BUILDDIR/bench-logs/bench.png. Not a test: it
 # only fails when it cannot run.
@@ -58,7 +62,8 @@ else
 fi
 
 # shellcheck disable=SC2086 # lists of words
-MEMCG_BPF_VM_KERNELS=kfunc:bench MEMCG_BPF_VM_LOGDIR=$logs \
+MEMCG_BPF_VM_KERNELS=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench fallback:bench_core_612 bookworm:bench_core_61} \
+	MEMCG_BPF_VM_LOGDIR=$logs \
 	MEMCG_BPF_VM_PROGRAMS=$programs \
 	MEMCG_BPF_VM_RECEIVERS="prometheus victoria-metrics" \
 	MEMCG_BPF_VM_FILES="${MEMCG_BPF_VM_FILES:-} $files" \
@@ -69,7 +74,14 @@ MEMCG_BPF_VM_KERNELS=kfunc:bench MEMCG_BPF_VM_LOGDIR=$logs \
 rc=$?
 proto=$logs/bench.vmtest.log
 kernel=$(tr -d '\r' < "$proto" 2>/dev/null | sed -n 's/^VMTEST KERNEL //p' | head -n 1)
-info() { tr -d '\r' < "$proto" 2>/dev/null | sed -n "s/^VMTEST INFO [^ ]* $1: //p"; }
+info() { tr -d '\r' < "${2:-$proto}" 2>/dev/null | sed -n "s/^VMTEST INFO [^ ]* $1: //p"; }
+for set in bench_core_612 bench_core_61; do
+	p=$logs/$set.vmtest.log
+	[ -s "$p" ] || continue
+	echo "memcg-bench, bpf-core, on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs):"
+	info bench_core "$p"
+	echo
+done
 echo "memcg-bench on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
 info bench
 echo

@@ -51,7 +51,7 @@ static void usage(FILE *out)
 		"  -r, --root DIR        cgroup root (default /sys/fs/cgroup)\n"
 		"  -s, --stats LIST      comma-separated memory.stat names, or \"all\"\n"
 		"                        (default: %s)\n"
-		"  -b, --backend NAME    auto (default), bpf or text\n"
+		"  -b, --backend NAME    auto (default), bpf, bpf-core or text\n"
 		"  -d, --max-depth N     levels below the root to walk (default: all)\n"
 		"  -c, --count N         samples to take (default 1; 0 = until interrupted)\n"
 		"  -i, --interval SECS   time between samples (default 1)\n"
@@ -158,7 +158,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 			break;
 		case 'b':
 			if (sampler_backend_parse(optarg, &o->sampler.backend)) {
-				mb_err("--backend: '%s' is not one of auto, bpf, text", optarg);
+				mb_err("--backend: '%s' is not one of auto, bpf, bpf-core, text", optarg);
 				return -EINVAL;
 			}
 			break;

@@ -42,7 +42,7 @@ static int set_backend(struct plugin_config *c, const char *key, union cfg_arg a
 		       const struct cfg_value *v, size_t n)
 {
 	if (sampler_backend_parse(arg.string, &c->backend)) {
-		mb_err("%s \"%s\": not one of auto, bpf, text", key, arg.string);
+		mb_err("%s \"%s\": not one of auto, bpf, bpf-core, text", key, arg.string);
 		return -EINVAL;
 	}
 	return 0;

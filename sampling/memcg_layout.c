@@ -175,6 +175,8 @@ static int slot_of(const struct memcg_layout *l, const struct slot_map *m, const
 {
 	int64_t value;
 
+	name = slot_name(name);
+
 	if (m->by_value) {
 		if (enum_value(l->btf, m, name, &value) || value < 0 || value >= m->nr_slots)
 			return -ENOENT;

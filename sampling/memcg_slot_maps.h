@@ -35,6 +35,7 @@
 #define MEMCG_BPF_MEMCG_SLOT_MAPS_H
 
 #include <stddef.h>
+#include <string.h>
 
 enum slot_when {
 	SLOT_ALWAYS,
@@ -54,17 +55,21 @@ struct slot_list {
 };
 
 /*
- * The test build (tests/vm: memcg-bpf-sample-corrupt) swaps two entries to
- * stand for a kernel whose layout the lists get wrong: the start-up check
+ * The test build (tests/vm: memcg-bpf-sample-corrupt) stands for a kernel
+ * whose layout these maps get wrong: NR_ANON_MAPPED and NR_FILE_PAGES read
+ * each other's slot, whichever scheme the kernel uses. The start-up check
  * must then name anon and file and fall back to text.
  */
+static inline const char *slot_name(const char *name)
+{
 #ifdef MEMCG_BPF_CORRUPT_SLOT_MAP
-#define MEMCG_SLOT_ANON_MAPPED "NR_FILE_PAGES"
-#define MEMCG_SLOT_FILE_PAGES "NR_ANON_MAPPED"
-#else
-#define MEMCG_SLOT_ANON_MAPPED "NR_ANON_MAPPED"
-#define MEMCG_SLOT_FILE_PAGES "NR_FILE_PAGES"
+	if (!strcmp(name, "NR_ANON_MAPPED"))
+		return "NR_FILE_PAGES";
+	if (!strcmp(name, "NR_FILE_PAGES"))
+		return "NR_ANON_MAPPED";
 #endif
+	return name;
+}
 
 #define SLOT_LIST(n, e) { n, e, sizeof(e) / sizeof((e)[0]) }
 
@@ -89,9 +94,9 @@ static const struct slot_entry memcg_state_slots_6_11[] = {
 	{ "WORKINGSET_RESTORE_ANON", SLOT_ALWAYS },
 	{ "WORKINGSET_RESTORE_FILE", SLOT_ALWAYS },
 	{ "WORKINGSET_NODERECLAIM", SLOT_ALWAYS },
-	{ MEMCG_SLOT_ANON_MAPPED, SLOT_ALWAYS },
+	{ "NR_ANON_MAPPED", SLOT_ALWAYS },
 	{ "NR_FILE_MAPPED", SLOT_ALWAYS },
-	{ MEMCG_SLOT_FILE_PAGES, SLOT_ALWAYS },
+	{ "NR_FILE_PAGES", SLOT_ALWAYS },
 	{ "NR_FILE_DIRTY", SLOT_ALWAYS },
 	{ "NR_WRITEBACK", SLOT_ALWAYS },
 	{ "NR_SHMEM", SLOT_ALWAYS },

@@ -619,8 +619,8 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 		goto free_btf;
 	b->stride = memcg_record_size(b->nr_reads);
 	if (b->layout)
-		snprintf(desc, sizeof(desc), "kernel lacks the memcg kfuncs and has the cgroup iterator; CO-RE reads of "
-			 "struct memcg_vmstats (%s), flushed by %s", memcg_layout_describe(b->layout),
+		snprintf(desc, sizeof(desc), "cgroup iterator with CO-RE reads of struct memcg_vmstats (%s), "
+			 "flushed by %s", memcg_layout_describe(b->layout),
 			 b->flavor == MEMCG_WALK_CORE_FLUSH ? "cgroup_rstat_flush()" : "reading the root's memory.stat");
 	else
 		snprintf(desc, sizeof(desc), "kernel has the memcg kfuncs");

@@ -83,13 +83,16 @@ static const struct stat_def catalog[] = {
 	EVENTS("pgscan_proactive", NULL, "{page}", "PGSCAN_PROACTIVE"),
 	EVENTS("pgrefill", NULL, "{page}", "PGREFILL"),
 	EVENTS("pgpromote_success", NULL, "{page}", "PGPROMOTE_SUCCESS"),
-	/* the sums memory.stat prints; 6.x had no proactive reclaim counters */
+	/*
+	 * the sums memory.stat prints; before 6.15 there were no proactive
+	 * reclaim counters, and 6.1's memcg kept no khugepaged ones
+	 */
 	EVENTS("pgscan", NULL, "{page}",
 	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED+PGSCAN_PROACTIVE",
-	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED"),
+	       "PGSCAN_KSWAPD+PGSCAN_DIRECT+PGSCAN_KHUGEPAGED", "PGSCAN_KSWAPD+PGSCAN_DIRECT"),
 	EVENTS("pgsteal", NULL, "{page}",
 	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED+PGSTEAL_PROACTIVE",
-	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED"),
+	       "PGSTEAL_KSWAPD+PGSTEAL_DIRECT+PGSTEAL_KHUGEPAGED", "PGSTEAL_KSWAPD+PGSTEAL_DIRECT"),
 	EVENTS("pswpin", NULL, "{page}", "PSWPIN"),
 	EVENTS("pswpout", NULL, "{page}", "PSWPOUT"),
 	EVENTS("pgfault", "pgfault", "{fault}", "PGFAULT"),

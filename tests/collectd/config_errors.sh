@@ -21,7 +21,7 @@ CASES=(
 	"wrong value type (number for a boolean)|  IncludeRoot 2|IncludeRoot: expects exactly one boolean (true or false), got a number"
 	"wrong value type (two values)|  Backend \"text\" \"bpf\"|Backend: expects exactly one string, got 2 values"
 	"negative MaxDepth|  MaxDepth -1|MaxDepth -1: must be 0 or more"
-	"unknown Backend|  Backend \"ebpf\"|Backend \"ebpf\": not one of auto, bpf, text"
+	"unknown Backend|  Backend \"ebpf\"|Backend \"ebpf\": not one of auto, bpf, bpf-core, text"
 	"missing CgroupRoot|  CgroupRoot \"$T/no/such/dir\"|CgroupRoot \"$T/no/such/dir\": cgroup root $T/no/such/dir: No such file or directory"
 	"CgroupRoot without a memory hierarchy|  CgroupRoot \"$T/not-a-cgroup\"|CgroupRoot \"$T/not-a-cgroup\": no memory cgroup hierarchy under $T/not-a-cgroup"
 	"Backend bpf without the kfuncs|  Backend \"bpf\"|Backend \"bpf\": backend bpf is not usable here: kernel lacks kfunc bpf_get_mem_cgroup"

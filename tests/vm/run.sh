@@ -1,16 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Real-kernel tests: boots Debian's 7.x kernel (memcg kfuncs) and trixie's
-# 6.12 kernel (no kfuncs) under qemu (TCG) with an initramfs holding the
-# built CLI and the guest tests (tests/vm/guest), and collects the results.
+# Real-kernel tests: boots Debian's 7.x kernel (memcg kfuncs), trixie's 6.12
+# and bookworm's 6.1 kernels (no kfuncs: bpf-core) under qemu (TCG) with an
+# initramfs holding the built CLI and the guest tests (tests/vm/guest), and
+# collects the results.
 #
 #   MEMCG_BPF_BUILDDIR=/abs/builddir tests/vm/run.sh     (make vmcheck)
 #
 # Environment:
 #   MEMCG_BPF_BUILDDIR     build dir with memcg-bpf-sample (required)
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
-#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback kfunc:psi_off"
+#   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback bookworm kfunc:psi_off"
 #                          (default); KERNEL:SET runs another guest set on
 #                          KERNEL (bench/run.sh uses kfunc:bench; psi_off
 #                          boots with psi=0)
@@ -53,7 +54,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
 BUILDDIR=$MEMCG_BPF_BUILDDIR
-KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback kfunc:psi_off}
+KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback bookworm kfunc:psi_off}
 TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-600}
 LOGDIR=${MEMCG_BPF_VM_LOGDIR:-$BUILDDIR/vm-logs}
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -128,7 +129,10 @@ files="$files ${MEMCG_BPF_VM_FILES:-}"
 
 initrd=$LOGDIR/initramfs.cpio.gz
 # shellcheck disable=SC2086
-MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" $programs ||
+# the CLI built with a corrupted slot map (bpf-core's start-up check must catch it)
+corrupt=$BUILDDIR/tests/vm/memcg-bpf-sample-corrupt
+[ -x "$corrupt" ] || { echo "vm: $corrupt not built: core_corrupt will fail"; corrupt=; }
+MEMCG_BPF_VM_FILES=$files "$here/mkinitramfs.sh" "$initrd" "$BUILDDIR/memcg-bpf-sample" $corrupt $programs ||
 	die "cannot build the initramfs"
 
 total_pass=0
@@ -242,7 +246,7 @@ for spec in $KERNELS; do
 	if [ -z "$vmlinuz" ]; then
 		total_fail=$((total_fail + 1))
 		summary="$summary
-  $kernel: no such kernel (kfunc or fallback)"
+  $kernel: no such kernel (kfunc, fallback or bookworm)"
 		continue
 	fi
 	boot "$name" "$vmlinuz"

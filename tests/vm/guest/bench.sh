@@ -34,6 +34,27 @@ t_bench() {
 	fi
 }
 
+# bpf-core on a kernel without the kfuncs (the bench_core set: 6.12, 6.1):
+# memcg-bench at 1,000 cgroups with bpf-core in the bpf columns, the 7.x
+# table's 14 stats and the plugin's default set.
+t_bench_core() {
+	command -v memcg-bench >/dev/null || { why "memcg-bench is not in the initramfs"; return 1; }
+	: > "$WORK/bench.out"
+	rc=0
+	for stats in "" default; do
+		memcg-bench --backend bpf-core --parent "$CG" --sizes "${VMTEST_BENCH_SIZES:-10,100,1000}" \
+			${stats:+--stats $stats} --repeat "${VMTEST_BENCH_REPEAT:-30}" >> "$WORK/bench.out" 2>> "$WORK/bench.err"
+		rc=$?
+		[ $rc -eq 0 ] || break
+	done
+	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
+	if [ $rc -ne 0 ]; then
+		head -n 40 "$WORK/bench.err" | while IFS= read -r line; do info "stderr: $line"; done
+		why "exit $rc: $(first_line "$WORK/bench.err")"
+		return 1
+	fi
+}
+
 # ---- the receivers of the URL runs (receivers.sh)
 # VictoriaMetrics takes remote write 1.0 and OTLP; it answers 2.0 with a 204
 # and stores nothing (the plugin would fall back to 1.0), so 2.0 goes to

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The guest's acceptance tests: run-tests.sh kfunc|fallback
+# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|psi_off|bench
 #   kfunc     a kernel with the memcg kfuncs (Linux >= 7.0)
-#   fallback  a kernel without them (6.12)
+#   fallback  a kernel without them (6.12): bpf-core, and text
+#   bookworm  Debian 12's kernel (6.1): bpf-core, and text
 . /vmtest/lib.sh
 . /vmtest/tree.sh
 . /vmtest/receivers.sh
@@ -76,12 +77,14 @@ values() {
 t_values_bpf() { values bpf 1000; }
 t_values_text() { values text 1000; }
 
-t_values_bpf_vs_text() {
-	for b in bpf text; do
+# vs_text BACKEND: the values of BACKEND and text (the two tests before) agree.
+vs_text() {
+	for b in "$1" text; do
 		if ! [ -s "$WORK/values-$b.json" ]; then why "values_$b left no output to compare"; return 1; fi
 	done
-	checked cmp "$WORK/values-bpf.json" "$WORK/values-text.json"
+	checked cmp "$WORK/values-$1.json" "$WORK/values-text.json"
 }
+t_values_bpf_vs_text() { vs_text bpf; }
 
 # ---------------------------------------------------------------- collectd
 
@@ -286,8 +289,6 @@ collectd_values() {
 }
 
 t_collectd_bpf() { collectd_values bpf bpf 1000; }
-# 6.12: auto must fall back to text and the values still be right.
-t_collectd_auto_text() { collectd_values auto text 50; }
 
 t_auto_selects_bpf() {
 	sample --backend auto --format json --count 1
@@ -711,22 +712,6 @@ t_rss() {
 
 # ---------------------------------------------------------------- fallback set
 
-t_auto_selects_text() {
-	sample --backend auto --format json --count 1
-	rc=$?
-	if [ $rc -ne 0 ]; then why "exit $rc: $(first_line "$WORK/err")"; return 1; fi
-	line=$(grep 'backend text' "$WORK/err" | head -n 1)
-	if [ -z "$line" ]; then why "no 'backend text' on stderr: $(first_line "$WORK/err")"; return 1; fi
-	case $line in
-	*bpf_get_mem_cgroup*) ;;
-	*) why "the backend line does not name bpf_get_mem_cgroup: $line"; return 1 ;;
-	esac
-	if ! grep -q '"backend":"text"' "$WORK/out" || grep -q '"backend":"bpf"' "$WORK/out"; then
-		why "records are not all from backend text"; return 1
-	fi
-	info "$line"
-}
-
 t_bpf_needs_kfunc() {
 	sample --backend bpf --format json --count 1
 	rc=$?
@@ -737,7 +722,64 @@ t_bpf_needs_kfunc() {
 	info "exit $rc: $(grep bpf_get_mem_cgroup "$WORK/err" | head -n 1 | cut -c 1-200)"
 }
 
-t_values_text_small() { values text 50; }
+
+# ---------------------------------------------------------------- bpf-core (fallback and bookworm sets)
+
+# Without the kfuncs auto picks bpf-core, saying why: the missing kfunc, the
+# counter layout it found and how it flushes.
+t_auto_selects_core() {
+	sample --backend auto --format json --count 1
+	rc=$?
+	if [ $rc -ne 0 ]; then why "exit $rc: $(first_line "$WORK/err")"; return 1; fi
+	line=$(grep 'backend bpf-core' "$WORK/err" | head -n 1)
+	if [ -z "$line" ]; then why "no 'backend bpf-core' on stderr: $(first_line "$WORK/err")"; return 1; fi
+	for want in bpf_get_mem_cgroup memcg_vmstats flushed; do
+		case $line in
+		*"$want"*) ;;
+		*) why "the backend line does not name $want: $line"; return 1 ;;
+		esac
+	done
+	if ! grep -q '"backend":"bpf-core"' "$WORK/out" || grep -qE '"backend":"(bpf|text)"' "$WORK/out"; then
+		why "records are not all from backend bpf-core"; return 1
+	fi
+	info "$line"
+}
+
+t_values_core() { values bpf-core 1000; }
+t_values_core_vs_text() { vs_text bpf-core; }
+t_collectd_auto_core() { collectd_values auto bpf-core 1000; }
+
+# A kernel whose layout bpf-core gets wrong (a build with two slots of its map
+# swapped): the start-up check names the stats, auto falls back to text and
+# the values are right; configured explicitly, the two are left out.
+t_core_corrupt() {
+	bin=memcg-bpf-sample-corrupt
+	if ! command -v $bin > /dev/null; then why "$bin is not in the initramfs"; return 1; fi
+	$bin --backend auto --stats anon,file,shmem,pgfault --format json --count 1 > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	cat "$WORK/err"
+	if [ $rc -ne 0 ]; then why "auto: exit $rc: $(first_line "$WORK/err")"; return 1; fi
+	line=$(grep 'backend text' "$WORK/err" | head -n 1)
+	case $line in
+	*"disagree"*"(anon, file)"*) ;;
+	*) why "auto did not fall back to text naming anon and file: ${line:-no backend text line}"; return 1 ;;
+	esac
+	if ! grep -q '"backend":"text"' "$WORK/out" || grep -q '"backend":"bpf-core"' "$WORK/out"; then
+		why "auto: records are not all from backend text"; return 1
+	fi
+	checked fs -n 1000 "$CG" "$WORK/out" || return 1
+	info "$line"
+	$bin --backend bpf-core --stats anon,file,shmem,pgfault --format json --count 1 > "$WORK/out" 2> "$WORK/err"
+	rc=$?
+	cat "$WORK/err"
+	if [ $rc -ne 0 ]; then why "bpf-core: exit $rc: $(first_line "$WORK/err")"; return 1; fi
+	if ! grep -q 'disagree with memory.stat, not sampled: anon, file' "$WORK/err"; then
+		why "bpf-core: no error naming anon and file: $(first_line "$WORK/err")"; return 1
+	fi
+	if grep -qE '"(anon|file)":' "$WORK/out"; then why "bpf-core: anon or file still sampled"; return 1; fi
+	checked fs -n 1000 "$CG" "$WORK/out" || return 1
+	info "bpf-core: $(grep 'not sampled: anon, file' "$WORK/err" | head -n 1 | cut -c 1-160)"
+}
 
 # ---------------------------------------------------------------- psi_off set
 
@@ -795,15 +837,28 @@ kfunc)
 	run_test identity t_identity
 	;;
 fallback)
-	run_test tree_50 t_tree_small
-	run_test auto_selects_text t_auto_selects_text
+	run_test tree_1000 t_tree_big
+	run_test auto_selects_core t_auto_selects_core
 	run_test bpf_needs_kfunc t_bpf_needs_kfunc
-	run_test values_text t_values_text_small
+	run_test values_core t_values_core
+	run_test values_text t_values_text
+	run_test values_core_vs_text t_values_core_vs_text
+	run_test core_corrupt t_core_corrupt
+	run_test collectd_auto_core t_collectd_auto_core
 	run_test rename_text t_rename_text
-	run_test collectd_auto_text t_collectd_auto_text
 	run_test unknown_stat t_unknown_stat
 	run_test oom_events_scope t_oom_events_scope
 	run_test identity t_identity
+	;;
+bookworm)
+	run_test tree_1000 t_tree_big
+	run_test auto_selects_core t_auto_selects_core
+	run_test bpf_needs_kfunc t_bpf_needs_kfunc
+	run_test values_core t_values_core
+	run_test values_text t_values_text
+	run_test values_core_vs_text t_values_core_vs_text
+	run_test core_corrupt t_core_corrupt
+	run_test collectd_auto_core t_collectd_auto_core
 	;;
 psi_off)
 	run_test tree_50 t_tree_small
@@ -816,8 +871,11 @@ bench)
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak t_bench_soak
 	;;
+bench_core*)
+	run_test bench_core t_bench_core
+	;;
 *)
-	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|psi_off|bench)"
+	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|psi_off|bench|bench_core*)"
 	FAILED=$((FAILED + 1))
 	;;
 esac
