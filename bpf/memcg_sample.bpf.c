@@ -73,22 +73,18 @@ static __always_inline __u64 read_page_counter(struct mem_cgroup *memcg, __u32 w
 	return pages >= counter_max ? MEMCG_READ_UNLIMITED : (__u64)pages * page_size;
 }
 
-static __always_inline __u64 read_event_local(struct mem_cgroup *memcg, __u32 index)
+/* memcg->memory_events[index] (memory.events) or memory_events_local[index] (.local) */
+static __always_inline __u64 read_event(struct mem_cgroup *memcg, __u32 index, bool local)
 {
 	long v;
+	int err;
 
-	if (bpf_core_read(&v, sizeof(v), &memcg->memory_events_local[index]))
-		return MEMCG_READ_INVALID;
-	return v;
-}
-
-static __always_inline __u64 read_event(struct mem_cgroup *memcg, __u32 index)
-{
-	long v;
-
-	if (bpf_core_read(&v, sizeof(v), &memcg->memory_events[index]))
-		return MEMCG_READ_INVALID;
-	return v;
+	/* one CO-RE access each: a relocation names one field */
+	if (local)
+		err = bpf_core_read(&v, sizeof(v), &memcg->memory_events_local[index]);
+	else
+		err = bpf_core_read(&v, sizeof(v), &memcg->memory_events[index]);
+	return err ? MEMCG_READ_INVALID : v;
 }
 
 /*
@@ -203,9 +199,9 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 	case MEMCG_READ_VMSTAT_EVENT:
 		return read_vmstat(memcg, true, index);
 	case MEMCG_READ_EVENT:
-		return read_event(memcg, index);
+		return read_event(memcg, index, false);
 	case MEMCG_READ_EVENT_LOCAL:
-		return read_event_local(memcg, index);
+		return read_event(memcg, index, true);
 	case MEMCG_READ_PAGE_COUNTER:
 		return read_page_counter(memcg, index);
 	case MEMCG_READ_PRESSURE:

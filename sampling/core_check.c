@@ -44,47 +44,60 @@ static bool agrees(const struct stat_def *def, uint64_t v, uint64_t before, uint
 	return lo <= v && v <= hi;
 }
 
+/* Compares one value of column @c for cgroup @b (@a after the walk, @v the walk's). */
+static void compare_value(const struct sampler *s, size_t c, struct column_check *cc, const struct sample_row *b,
+			  const struct sample_row *a, const struct sample_row *v)
+{
+	uint64_t bv = b->values[cc->text_column], av = a->values[cc->text_column];
+
+	if (bv == SAMPLE_VALUE_MISSING && av == SAMPLE_VALUE_MISSING && v->values[c] == SAMPLE_VALUE_MISSING)
+		return; /* no such file for this cgroup (the root) */
+	/*
+	 * At the hierarchy's root the walk reads memory.stat only (cgroup
+	 * v1 has the other files there, computed otherwise): nothing shipped.
+	 */
+	if (v->values[c] == SAMPLE_VALUE_MISSING && b->depth == 0 && s->stats[c]->file != STAT_FILE_MEMORY_STAT)
+		return;
+	cc->compared++;
+	if (agrees(s->stats[c], v->values[c], bv, av))
+		return;
+	if (!cc->disagrees)
+		snprintf(cc->detail, sizeof(cc->detail), "%s of %s: read %llu, the file said %llu before and %llu after",
+			 s->stats[c]->name, b->path, (unsigned long long)v->values[c], (unsigned long long)bv,
+			 (unsigned long long)av);
+	cc->disagrees = true;
+}
+
+static bool pending(const struct column_check *cc)
+{
+	return !cc->settled && cc->text_column != SIZE_MAX;
+}
+
 /* Compares the unsettled columns of one walk (@core) with the file readings around it. */
 static void compare(const struct sampler *s, struct column_check *cols, const struct sample_table *core,
 		    const struct sample_table *before, const struct sample_table *after)
 {
-	for (size_t c = 0; c < s->nr_stats; c++) {
+	size_t c, r;
+
+	for (c = 0; c < s->nr_stats; c++) {
+		cols[c].compared = 0;
+		cols[c].disagrees = false;
+	}
+	for (r = 0; r < before->nr_rows; r++) {
+		const struct sample_row *b = &before->rows[r];
+		const struct sample_row *a = row_of(after, b->cgroup_id), *v = row_of(core, b->cgroup_id);
+
+		if (!a || !v) /* created or removed meanwhile */
+			continue;
+		for (c = 0; c < s->nr_stats; c++)
+			if (pending(&cols[c]))
+				compare_value(s, c, &cols[c], b, a, v);
+	}
+	for (c = 0; c < s->nr_stats; c++) {
 		struct column_check *cc = &cols[c];
 
-		if (cc->settled || cc->text_column == SIZE_MAX)
+		if (!pending(cc))
 			continue;
-		cc->compared = 0;
-		cc->disagrees = false;
-		for (size_t r = 0; r < before->nr_rows; r++) {
-			const struct sample_row *b = &before->rows[r], *a, *v;
-			uint64_t bv, av;
-
-			a = row_of(after, b->cgroup_id);
-			v = row_of(core, b->cgroup_id);
-			if (!a || !v) /* created or removed meanwhile */
-				continue;
-			bv = b->values[cc->text_column];
-			av = a->values[cc->text_column];
-			if (bv == SAMPLE_VALUE_MISSING && av == SAMPLE_VALUE_MISSING &&
-			    v->values[c] == SAMPLE_VALUE_MISSING)
-				continue; /* no such file for this cgroup (the root) */
-			/*
-			 * At the hierarchy's root the walk reads memory.stat only (cgroup
-			 * v1 has the other files there, computed otherwise): nothing shipped.
-			 */
-			if (v->values[c] == SAMPLE_VALUE_MISSING && b->depth == 0 &&
-			    s->stats[c]->file != STAT_FILE_MEMORY_STAT)
-				continue;
-			cc->compared++;
-			if (!agrees(s->stats[c], v->values[c], bv, av)) {
-				if (!cc->disagrees)
-					snprintf(cc->detail, sizeof(cc->detail), "%s of %s: read %llu, the file said "
-						 "%llu before and %llu after", s->stats[c]->name, b->path,
-						 (unsigned long long)v->values[c], (unsigned long long)bv,
-						 (unsigned long long)av);
-				cc->disagrees = true;
-			}
-		}
 		/* every memcg has memory.stat: its columns must have been compared */
 		if (cc->compared == 0 && s->stats[c]->file == STAT_FILE_MEMORY_STAT) {
 			snprintf(cc->detail, sizeof(cc->detail), "%s: no cgroup to compare it on", s->stats[c]->name);
@@ -120,14 +133,6 @@ static int open_text(const struct sampler *s, struct sampler *text)
 	return err;
 }
 
-static size_t text_column(const struct sampler *text, const struct stat_def *def)
-{
-	for (size_t c = 0; c < text->nr_stats; c++)
-		if (text->stats[c] == def)
-			return c;
-	return SIZE_MAX;
-}
-
 static int run_rounds(struct sampler *s, struct sampler *text, struct column_check *cols)
 {
 	struct sample_table core = { 0 }, before = { 0 }, after = { 0 };
@@ -151,7 +156,7 @@ static int run_rounds(struct sampler *s, struct sampler *text, struct column_che
 			break;
 		compare(s, cols, &core, &before, &after);
 		for (size_t c = 0; c < s->nr_stats; c++)
-			all &= cols[c].settled || cols[c].text_column == SIZE_MAX;
+			all &= !pending(&cols[c]);
 		if (all)
 			break;
 	}
@@ -189,7 +194,7 @@ int core_check(struct sampler *s, const struct stat_def **bad, size_t *nr_bad, c
 		const struct stat_def *def = s->stats[c];
 
 		/* derived columns are computed from checked ones */
-		cols[c].text_column = def->file == STAT_FILE_DERIVED ? SIZE_MAX : text_column(&text, def);
+		cols[c].text_column = def->file == STAT_FILE_DERIVED ? SIZE_MAX : sampler_column_of(&text, def->name);
 		if (cols[c].text_column == SIZE_MAX && def->file == STAT_FILE_MEMORY_STAT)
 			snprintf(cols[c].detail, sizeof(cols[c].detail), "%s: not in this kernel's memory.stat, "
 				 "nothing to check it by", def->name);

@@ -38,7 +38,7 @@ int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
 	return 0;
 }
 
-static size_t column_of(const struct sampler *s, const char *name)
+size_t sampler_column_of(const struct sampler *s, const char *name)
 {
 	for (size_t c = 0; c < s->nr_stats; c++)
 		if (strcmp(s->stats[c]->name, name) == 0)
@@ -66,7 +66,7 @@ static void select_columns(struct sampler *s, const struct sampler_opts *opts)
 		const struct stat_def *def = opts->stats[i];
 
 		for (size_t k = 0; k < STAT_MAX_INPUTS && def->inputs[k]; k++)
-			if (column_of(s, def->inputs[k]) == SIZE_MAX && !excluded(s, stat_lookup(def->inputs[k])))
+			if (sampler_column_of(s, def->inputs[k]) == SIZE_MAX && !excluded(s, stat_lookup(def->inputs[k])))
 				s->stats[s->nr_stats++] = stat_lookup(def->inputs[k]);
 	}
 }
@@ -90,7 +90,7 @@ static int bind_derived(struct sampler *s)
 		}
 		d->column = c;
 		for (size_t k = 0; k < STAT_MAX_INPUTS && def->inputs[k] && !lacking; k++) {
-			d->input[k] = column_of(s, def->inputs[k]);
+			d->input[k] = sampler_column_of(s, def->inputs[k]);
 			if (d->input[k] == SIZE_MAX)
 				lacking = def->inputs[k];
 		}

@@ -813,6 +813,18 @@ if [ "$1" = --one ]; then
 	exit $?
 fi
 
+# The kernels without the kfuncs (fallback: 6.12, bookworm: 6.1): bpf-core.
+core_set() {
+	run_test tree_1000 t_tree_big
+	run_test auto_selects_core t_auto_selects_core
+	run_test bpf_needs_kfunc t_bpf_needs_kfunc
+	run_test values_core t_values_core
+	run_test values_text t_values_text
+	run_test values_core_vs_text t_values_core_vs_text
+	run_test core_corrupt t_core_corrupt
+	run_test collectd_auto_core t_collectd_auto_core
+}
+
 SET=$1
 proto "KERNEL $KERNEL"
 proto "INFO $KERNEL set: $SET, cpus $(nproc), fd limit $(ulimit -n)/$(ulimit -Hn), test timeout ${VMTEST_TIMEOUT}s"
@@ -837,28 +849,14 @@ kfunc)
 	run_test identity t_identity
 	;;
 fallback)
-	run_test tree_1000 t_tree_big
-	run_test auto_selects_core t_auto_selects_core
-	run_test bpf_needs_kfunc t_bpf_needs_kfunc
-	run_test values_core t_values_core
-	run_test values_text t_values_text
-	run_test values_core_vs_text t_values_core_vs_text
-	run_test core_corrupt t_core_corrupt
-	run_test collectd_auto_core t_collectd_auto_core
+	core_set
 	run_test rename_text t_rename_text
 	run_test unknown_stat t_unknown_stat
 	run_test oom_events_scope t_oom_events_scope
 	run_test identity t_identity
 	;;
 bookworm)
-	run_test tree_1000 t_tree_big
-	run_test auto_selects_core t_auto_selects_core
-	run_test bpf_needs_kfunc t_bpf_needs_kfunc
-	run_test values_core t_values_core
-	run_test values_text t_values_text
-	run_test values_core_vs_text t_values_core_vs_text
-	run_test core_corrupt t_core_corrupt
-	run_test collectd_auto_core t_collectd_auto_core
+	core_set
 	;;
 psi_off)
 	run_test tree_50 t_tree_small
