@@ -16,7 +16,7 @@ RSS_BOUND_KB=${MEMCG_BPF_RSS_BOUND_KB:-16384}
 dir=$(write_conf faults 1 "" "$(plugin_body "$T/faults")")
 start_daemon "$dir"
 start_rss "$T/rss"
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 wait_rows "$root_csv" 3 30 || { not_ok "collectd samples"; finish; }
 sleep 2
 base_kb=$(rss_max "$T/rss" 0 1e12)
@@ -68,7 +68,7 @@ dir=$(write_conf bad-request 1 "" "$(plugin_body "$T/bad-request")")
 fault pass
 from_ms=$(date +%s%3N)
 start_daemon "$dir"
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 wait_rows "$root_csv" 2 30
 fault 400
 sleep 3

@@ -11,7 +11,7 @@ DOWN1=${MEMCG_BPF_OUTAGE_BEFORE_KILL:-17}
 DOWN2=${MEMCG_BPF_OUTAGE_AFTER_KILL:-17}
 
 dir=$(write_conf outage 1 "" "$(plugin_body "$T/outage")")
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 start_daemon "$dir"
 start_rss "$T/rss"
 wait_rows "$root_csv" 3 30 || { not_ok "collectd samples"; finish; }

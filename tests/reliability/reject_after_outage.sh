@@ -12,7 +12,7 @@ DOWN=${MEMCG_BPF_REJECT_DOWN_SECONDS:-30}
 REJECT=${MEMCG_BPF_REJECT_SECONDS:-40}
 
 dir=$(write_conf reject 1 "" "$(plugin_body "$T/reject")")
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 from_ms=$(date +%s%3N)
 start_daemon "$dir"
 wait_rows "$root_csv" 2 30 || { not_ok "collectd samples"; finish; }

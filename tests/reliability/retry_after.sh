@@ -9,7 +9,7 @@
 reliability_setup
 
 dir=$(write_conf retry-after 1 "" "$(plugin_body "$T/retry-after")")
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 from_ms=$(date +%s%3N)
 start_daemon "$dir"
 wait_rows "$root_csv" 2 30 || { not_ok "collectd samples"; finish; }

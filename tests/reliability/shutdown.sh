@@ -7,7 +7,7 @@
 reliability_setup
 
 dir=$(write_conf shutdown 1 "" "$(plugin_body "$T/shutdown")")
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 start_daemon "$dir"
 wait_rows "$root_csv" 3 30 || { not_ok "collectd samples"; finish; }
 fault hang hang=60
@@ -36,7 +36,7 @@ check "proxy saw no duplicate sample" [ "$(proxy_stat duplicates)" = 0 ]
 # collector: the stop still ends within 10 s; what could not be sent is
 # dropped and counted (shutdown, queue_full).
 dir=$(write_conf shutdown-nospool 1 "" "$(printf '%s\n' "URL \"http://127.0.0.1:$PROXY_PORT/api/v1/write\"" 'DispatchValues true')")
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 fault hang hang=120
 start_daemon "$dir"
 wait_rows "$root_csv" 3 30 || not_ok "collectd samples (no spool)"

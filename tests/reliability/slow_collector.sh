@@ -13,7 +13,7 @@ SLOW_S=${MEMCG_BPF_SLOW_SECONDS:-30}
 run() {
 	local name=$1 delay=$2 body=$3 dir from_ms reqs0 reqs
 	dir=$(write_conf "$name" 1 "" "$body")
-	root_csv="csv_file '$dir' root bytes-usage"
+	root_csv="csv_file '$dir' root bytes-anon"
 	fault slow "delay=$delay"
 	reqs0=$(proxy_stat forwarded)
 	from_ms=$(date +%s%3N)

@@ -12,7 +12,7 @@ reliability_setup
 DOWN=${MEMCG_BPF_DAMAGE_DOWN_SECONDS:-8}
 
 dir=$(write_conf damage 1 "" "$(plugin_body "$T/damage")")
-root_csv="csv_file '$dir' root bytes-usage"
+root_csv="csv_file '$dir' root bytes-anon"
 from_ms=$(date +%s%3N)
 start_daemon "$dir"
 wait_rows "$root_csv" 2 30 || { not_ok "collectd samples"; finish; }

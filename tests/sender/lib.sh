@@ -107,7 +107,7 @@ run_collectd() {
 	dir=$(write_conf "$name" 1 "" "$body
   DispatchValues true")
 	start_daemon "$dir"
-	if ! wait_rows "csv_file '$dir' root bytes-usage" "$INTERVALS" 60; then
+	if ! wait_rows "csv_file '$dir' root bytes-anon" "$INTERVALS" 60; then
 		echo "# collectd did not sample; log:"
 		sed 's/^/#   /' "$dir/collectd.log" "$dir/stdout" 2>/dev/null | tail -20
 	fi

@@ -61,7 +61,7 @@ done
 for i in 0 1; do
 	HOSTNAME_CD=${HOSTS[i]}
 	daemon_pid=${pids[i]}
-	wait_rows "csv_file '${dirs[i]}' root bytes-usage" "$INTERVALS" 60 ||
+	wait_rows "csv_file '${dirs[i]}' root bytes-anon" "$INTERVALS" 60 ||
 		{ echo "# ${HOSTS[i]} did not sample:"; tail -5 "${dirs[i]}/collectd.log" | sed 's/^/#   /'; }
 done
 check "both collectd daemons run" kill -0 "${pids[0]}" "${pids[1]}"

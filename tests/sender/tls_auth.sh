@@ -142,7 +142,7 @@ DispatchValues true")
 start_daemon "$dir"
 check "wrong CA: the refusal is logged with curl's reason and retried" \
 	wait_log "$dir/collectd.log" 'SSL certificate problem.*retrying' 30
-first_ts=$(head -n 2 "$(csv_file "$dir" root bytes-usage)" 2>/dev/null | tail -n 1 | cut -d, -f1 | cut -d. -f1)
+first_ts=$(head -n 2 "$(csv_file "$dir" root bytes-anon)" 2>/dev/null | tail -n 1 | cut -d, -f1 | cut -d. -f1)
 sleep 3 # a few more intervals queue up behind the refused request
 check "wrong CA: nothing arrived" test ! -s "$T/wrongca.jsonl"
 stop_receivers

@@ -35,7 +35,7 @@ one() {
   MaxSamplesPerSend 500
 ")
 	start_daemon "$dir" "$VALGRIND" --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect \
-		--errors-for-leak-kinds=definite --num-callers=30 --log-file="$dir/valgrind.log"
+		--suppressions="$(dirname "$0")/../collectd/libbpf.supp" --errors-for-leak-kinds=definite --num-callers=30 --log-file="$dir/valgrind.log"
 	check "$fmt: daemon under valgrind wrote $INTERVALS samples" \
 		wait_rows "csv_file '$dir' self count-cgroups_seen" "$INTERVALS" $((INTERVALS * 4 + 30))
 	samples=$(rows "$(csv_file "$dir" self count-cgroups_seen)")

@@ -212,7 +212,7 @@ static void test_bad_backend(void **state)
 	struct plugin_config *c = *state;
 
 	assert_int_equal(SET(c, "Backend", S("ebpf")), -EINVAL);
-	assert_one_error("Backend \"ebpf\"", "auto, bpf, text");
+	assert_one_error("Backend \"ebpf\"", "auto, bpf, bpf-core, text");
 }
 
 static void test_negative_max_depth(void **state)
