@@ -28,7 +28,7 @@ check_pass=$(sed -n 's/^# PASS: *//p' check.log)
 check_fail=$(sed -n 's/^# FAIL: *//p' check.log)
 check_error=$(sed -n 's/^# ERROR: *//p' check.log)
 
-echo "=== make vmcheck (Linux 7.x with the memcg kfuncs, Linux 6.12 without)"
+echo "=== make vmcheck (Linux 7.x with the memcg kfuncs; 6.12 and 6.1 without: bpf-core)"
 (make vmcheck 2>&1; echo "vmcheck exit $?") | tee vmcheck.log
 grep -q '^vmcheck exit 0$' vmcheck.log || status=1
 vm=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' vmcheck.log | tail -n 1)

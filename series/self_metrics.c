@@ -66,7 +66,7 @@ static const struct self_metric_def self_metrics[] = {
 	{ "derive", "sample_errors", NULL, NULL, true, SELF_PER_NONE, 0, SELF_SAMPLER, get_sample_errors },
 	{ "gauge", "backend-bpf", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf },
 	{ "gauge", "backend-text", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_text },
-	{ "gauge", "backend-bpf-core", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf_core },
+	{ "gauge", "backend-bpf_core", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf_core },
 	SENDER_COUNTER("sender_batches_sent", "memcg_bpf_sender_batches_sent_total", "{batch}", batches_sent),
 	SENDER_COUNTER("sender_samples_sent", "memcg_bpf_sender_samples_sent_total", "{sample}", samples_sent),
 	SENDER_COUNTER("sender_retries", "memcg_bpf_sender_retries_total", "{retry}", retries),

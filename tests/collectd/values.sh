@@ -169,9 +169,9 @@ check "some values are idle and compared exactly ($exact)" test "$exact" -gt 0
 
 # self-observation
 self=self
-check "self: the backend's gauge is 1 (backend-text, backend-bpf-core or backend-bpf)" bash -c "
+check "self: the backend's gauge is 1 (backend-text, backend-bpf_core or backend-bpf)" bash -c "
 	tail -n 1 '$(csv_file "$dir" self gauge-backend-text)' | grep -q ',1\.0' ||
-	tail -n 1 '$(csv_file "$dir" self gauge-backend-bpf-core)' | grep -q ',1\.0' ||
+	tail -n 1 '$(csv_file "$dir" self gauge-backend-bpf_core)' | grep -q ',1\.0' ||
 	tail -n 1 '$(csv_file "$dir" self gauge-backend-bpf)' | grep -q ',1\.0'"
 seen=$(tail -n 1 "$(csv_file "$dir" $self count-cgroups_seen)" | cut -d, -f2)
 check "self: cgroups_seen ($seen) is the number of cgroup directories (${#CGROUPS[@]}, +-2 for churn)" \

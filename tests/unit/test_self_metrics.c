@@ -80,7 +80,7 @@ static void test_sampler_values_go_to_collectd(void **state)
 	assert_true(value_of(&s, "derive-sample_errors") == 2);
 	assert_true(value_of(&s, "gauge-backend-bpf") == 1);
 	assert_true(value_of(&s, "gauge-backend-text") == 0);
-	assert_true(value_of(&s, "gauge-backend-bpf-core") == 0);
+	assert_true(value_of(&s, "gauge-backend-bpf_core") == 0);
 }
 
 static void test_failed_walk_gives_counters_only(void **state)

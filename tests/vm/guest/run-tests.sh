@@ -281,7 +281,8 @@ collectd_values() {
 	if [ "${selected:-0}" -lt "$3" ] || [ "$selected" -ne "$ncg" ]; then
 		why "self: cgroups_selected=${selected:-none}, expected all $ncg cgroups (>= $3)"; return 1
 	fi
-	if [ "$(csv_last "$d" self "gauge-backend-$2")" != 1.000000 ]; then
+	# the self gauge of backend bpf-core is backend-bpf_core: "gauge-backend-bpf-*" is bpf's file alone
+	if [ "$(csv_last "$d" self "gauge-backend-$(echo "$2" | tr - _)")" != 1.000000 ]; then
 		why "self: backend-$2 is not 1"; return 1
 	fi
 	if [ "$errors" -ne 0 ]; then why "self: $errors samples with sample_errors != 0"; return 1; fi
