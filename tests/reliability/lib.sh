@@ -20,7 +20,11 @@ reliability_setup() {
 	python3 "$RELIABILITY_TESTS/fault_proxy.py" --upstream "http://127.0.0.1:$VM_PORT" \
 		--port "$PROXY_PORT" --control-port "$CONTROL_PORT" >"$T/proxy.log" 2>&1 &
 	proxy_pid=$!
-	wait_http "http://127.0.0.1:$CONTROL_PORT/stats" "$proxy_pid" || { not_ok "fault proxy starts"; finish; }
+	if ! wait_http "http://127.0.0.1:$CONTROL_PORT/stats" "$proxy_pid"; then
+		not_ok "fault proxy starts on 127.0.0.1:$PROXY_PORT (control $CONTROL_PORT)"
+		sed 's/^/#   /' "$T/proxy.log" | tail -20
+		finish
+	fi
 }
 
 stop_proxy() { [ -n "$proxy_pid" ] && stop_pid "$proxy_pid"; proxy_pid=; }

@@ -43,8 +43,8 @@ sender_setup() {
 	echo "# $(echo "$out" | awk '{ printf "%s %s; ", $1, $2 }')"
 }
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+free_port() { # a loopback port outside the ephemeral range, held for this test ($$)
+	python3 "$SENDER_TESTS/claim_port.py" "$$"
 }
 
 wait_http() { # wait_http URL PID: until URL answers 200, at most 30 s
