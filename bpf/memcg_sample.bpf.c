@@ -101,26 +101,69 @@ struct mem_cgroup___core {
 	struct memcg_vmstats___core *vmstats;
 } __attribute__((preserve_access_index));
 
+/* Set by user space (bpf-core): the spans of state[] and events[] the reads use. */
+const volatile struct memcg_span vmstat_span[2] = {};
+
 /*
- * memcg_page_state() and memcg_events() of mm/memcontrol.c: the aggregated
- * (flushed) counters; a state below zero (per-CPU drift) reads as 0, as the
- * kernel prints it.
+ * The spans of the cgroup being read, copied in one read each: a probe read
+ * per counter cost more than the counters (one reader at a time: the walk
+ * runs only from the sampler's read()).
  */
-static __always_inline __u64 read_vmstat(struct mem_cgroup *memcg, bool event, __u32 slot)
+long vmstat_copy[2][MEMCG_VMSTAT_SPAN_MAX];
+/* memcg->vmstats of the cgroup being read; NULL when it could not be read */
+const char *vmstat_base = NULL;
+__u32 vmstat_copied[2];
+
+static __always_inline __u32 vmstat_offset(bool event)
+{
+	return event ? bpf_core_field_offset(struct memcg_vmstats___core, events) :
+		       bpf_core_field_offset(struct memcg_vmstats___core, state);
+}
+
+static __always_inline void copy_span(__u32 k)
+{
+	__u32 n = vmstat_span[k].n;
+
+	vmstat_copied[k] = 0;
+	if (!n || n > MEMCG_VMSTAT_SPAN_MAX)
+		return;
+	if (!bpf_probe_read_kernel(vmstat_copy[k], n * sizeof(long),
+				   vmstat_base + vmstat_offset(k) + (__u64)vmstat_span[k].lo * sizeof(long)))
+		vmstat_copied[k] = n;
+}
+
+/* Before the reads of a cgroup: its vmstats pointer and both spans. */
+static __always_inline void copy_vmstats(struct mem_cgroup *memcg)
 {
 	struct mem_cgroup___core *m = (void *)memcg;
-	const char *vmstats;
-	__u32 offset;
+
+	vmstat_base = NULL;
+	if (!vmstat_span[0].n && !vmstat_span[1].n)
+		return;
+	if (!bpf_core_field_exists(m->vmstats))
+		return;
+	vmstat_base = (const char *)BPF_CORE_READ(m, vmstats);
+	if (!vmstat_base)
+		return;
+	copy_span(0);
+	copy_span(1);
+}
+
+/*
+ * memcg_page_state() and memcg_events() of mm/memcontrol.c: the aggregated
+ * (flushed) counters, from the copy made by copy_vmstats(); a state below
+ * zero (per-CPU drift) reads as 0, as the kernel prints it.
+ */
+static __always_inline __u64 read_vmstat(bool event, __u32 slot)
+{
+	__u32 k = event ? 1 : 0, i = slot - vmstat_span[k].lo;
 	long v;
 
-	if (!bpf_core_field_exists(m->vmstats))
+	if (!vmstat_base)
 		return MEMCG_READ_INVALID;
-	vmstats = (const char *)BPF_CORE_READ(m, vmstats);
-	if (!vmstats)
-		return MEMCG_READ_INVALID;
-	offset = event ? bpf_core_field_offset(struct memcg_vmstats___core, events) :
-			 bpf_core_field_offset(struct memcg_vmstats___core, state);
-	if (bpf_probe_read_kernel(&v, sizeof(v), vmstats + offset + (__u64)slot * sizeof(long)))
+	if (i < vmstat_copied[k] && i < MEMCG_VMSTAT_SPAN_MAX)
+		v = vmstat_copy[k][i];
+	else if (bpf_probe_read_kernel(&v, sizeof(v), vmstat_base + vmstat_offset(event) + (__u64)slot * sizeof(long)))
 		return MEMCG_READ_INVALID;
 	if (!event && v < 0)
 		return 0;
@@ -195,9 +238,9 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 	}
 	switch (kind) {
 	case MEMCG_READ_VMSTAT_STATE:
-		return read_vmstat(memcg, false, index);
+		return read_vmstat(false, index);
 	case MEMCG_READ_VMSTAT_EVENT:
-		return read_vmstat(memcg, true, index);
+		return read_vmstat(true, index);
 	case MEMCG_READ_EVENT:
 		return read_event(memcg, index, false);
 	case MEMCG_READ_EVENT_LOCAL:
@@ -259,6 +302,8 @@ static __always_inline void fill_values(struct memcg_record *rec, struct cgroup 
 {
 	__u32 i;
 
+	if (core)
+		copy_vmstats(memcg);
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;

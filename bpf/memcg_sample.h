@@ -68,6 +68,18 @@ struct memcg_read {
 	__u32 index;
 };
 
+/*
+ * bpf-core: the slots of memcg->vmstats->state[] (span 0) and ->events[]
+ * (span 1) the reads use, from lo, n long: each walk copies them in one read
+ * per cgroup. Slots past MEMCG_VMSTAT_SPAN_MAX from lo are read one by one.
+ */
+#define MEMCG_VMSTAT_SPAN_MAX 256
+
+struct memcg_span {
+	__u32 lo;
+	__u32 n;
+};
+
 /* What the kfuncs return for an index the kernel does not track. */
 #define MEMCG_READ_INVALID ((__u64)-1)
 /* A limit at the page counter's maximum: "max" in the file (SAMPLE_VALUE_UNLIMITED). */

@@ -516,6 +516,35 @@ static struct bpf_program *walk_program(const struct bpf_backend *b, enum memcg_
 	return NULL;
 }
 
+/*
+ * The slots of state[] (span 0) and events[] (span 1) the bpf-core reads
+ * use: the walk copies each span in one read per cgroup.
+ */
+static void vmstat_spans(const struct bpf_backend *b, struct memcg_span span[2])
+{
+	__u32 hi[2] = { 0, 0 }, i, k;
+
+	span[0] = span[1] = (struct memcg_span){ .lo = UINT32_MAX, .n = 0 };
+	for (i = 0; i < b->nr_reads; i++) {
+		if (b->reads[i].kind != MEMCG_READ_VMSTAT_STATE && b->reads[i].kind != MEMCG_READ_VMSTAT_EVENT)
+			continue;
+		k = b->reads[i].kind == MEMCG_READ_VMSTAT_EVENT;
+		if (b->reads[i].index < span[k].lo)
+			span[k].lo = b->reads[i].index;
+		if (b->reads[i].index + 1 > hi[k])
+			hi[k] = b->reads[i].index + 1;
+	}
+	for (k = 0; k < 2; k++) {
+		if (!hi[k]) {
+			span[k].lo = 0;
+			continue;
+		}
+		span[k].n = hi[k] - span[k].lo;
+		if (span[k].n > MEMCG_VMSTAT_SPAN_MAX) /* the rest is read slot by slot */
+			span[k].n = MEMCG_VMSTAT_SPAN_MAX;
+	}
+}
+
 static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iter_opts);
@@ -535,6 +564,7 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	b->skel->rodata->max_depth = max_depth;
 	b->skel->rodata->page_size = (__u64)sysconf(_SC_PAGESIZE);
 	b->skel->rodata->counter_max = (__u64)LONG_MAX / b->skel->rodata->page_size;
+	vmstat_spans(b, (struct memcg_span *)b->skel->rodata->vmstat_span);
 	for (f = MEMCG_WALK_KFUNC; f <= MEMCG_WALK_CORE; f++)
 		bpf_program__set_autoload(walk_program(b, f), f == b->flavor);
 	err = bpf_map__set_value_size(b->skel->maps.records, b->stride);
