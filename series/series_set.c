@@ -41,6 +41,8 @@ struct stale_tracker {
 	size_t nr_stats;
 	struct tracked *entries; /* sorted by path */
 	size_t nr;
+	size_t *row_entry; /* nr: the entry of each row of the last snapshot, in its row order */
+	uint64_t gen;      /* changes with every update */
 	int64_t born_ms; /* the sample time of the first snapshot: start of the self counters */
 };
 
@@ -171,8 +173,11 @@ static void tracker_clear(struct stale_tracker *st)
 		ident_free(st->entries[i].id);
 	}
 	free(st->entries);
+	free(st->row_entry);
 	st->entries = NULL;
+	st->row_entry = NULL;
 	st->nr = 0;
+	st->gen++;
 }
 
 void stale_tracker_free(struct stale_tracker *st)
@@ -609,12 +614,13 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 		 const struct metric_name_len *names, const size_t *order, const int64_t *row_first,
 		 struct row_idents *ri, struct stale_tracker *st)
 {
-	size_t i = 0, j = 0;
+	size_t i = 0, j = 0, *row_entry = NULL;
 	struct tracked *next = NULL;
 	int err = -ENOMEM;
 
 	next = calloc(snap->nr_rows ? snap->nr_rows : 1, sizeof(*next));
-	if (!next)
+	row_entry = malloc((snap->nr_rows ? snap->nr_rows : 1) * sizeof(*row_entry));
+	if (!next || !row_entry)
 		goto free_tmp;
 	while (i < st->nr) {
 		uint64_t now[TRACK_WORDS] = { 0 };
@@ -652,6 +658,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 		}
 		row_bits(snap, order[r], next[r].bits);
 		next[r].first_ms = row_first[order[r]];
+		row_entry[order[r]] = r;
 	}
 	/* nothing fails from here: the identities change hands */
 	for (size_t r = 0; r < snap->nr_rows; r++) {
@@ -665,13 +672,16 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 	}
 	tracker_clear(st);
 	st->entries = next;
+	st->row_entry = row_entry;
 	st->nr = snap->nr_rows;
 	next = NULL;
+	row_entry = NULL;
 	st->nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
 	memcpy(st->stats, snap->stats, st->nr_stats * sizeof(st->stats[0]));
 	err = 0;
 
 free_tmp:
+	free(row_entry);
 	free(next);
 	return err;
 }
@@ -713,8 +723,100 @@ static int row_idents(const struct series_opts *o, const struct snapshot *snap, 
 	return 0;
 }
 
-int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
-		     struct stale_tracker *st)
+/* Appends the plugin's own metrics of @snap. */
+static int add_self_items(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+			  const struct stale_tracker *st)
+{
+	for (size_t i = 0; i < snap->nr_self; i++) {
+		const struct self_metric *m = &snap->self[i];
+		struct series_item proto = { .name = m->name, .counter = m->counter, .unit = m->unit,
+					     .value = m->value, .start_ms = st ? st->born_ms : 0 };
+		struct label_list ll;
+		int err;
+
+		common_labels(&ll, o, m->name);
+		ll_add(&ll, m->label, m->label_value);
+		err = add_item(set, &proto, &ll);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static uint64_t new_shape(void)
+{
+	static uint64_t last;
+
+	return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * @snap has the shape of the snapshot @st was last updated with, and @set
+ * was built from that one: the same columns, the same paths in the same
+ * row order, the same stats present in each row, and no identity waiting
+ * for a Kubernetes name. Then its series are @set's, with new values.
+ */
+static bool steady(const struct series_set *set, const struct stale_tracker *st, const struct snapshot *snap)
+{
+	if (!set->shape || set->tracker_gen != st->gen || set->nr_stale || !st->row_entry ||
+	    st->nr != snap->nr_rows || !same_columns(st, snap))
+		return false;
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		const struct tracked *e = &st->entries[st->row_entry[r]];
+		uint64_t bits[TRACK_WORDS];
+
+		if ((e->id && e->id->pending) || strcmp(e->path, snap->paths[r]) != 0)
+			return false;
+		row_bits(snap, r, bits);
+		if (memcmp(bits, e->bits, sizeof(bits)) != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool same_keys(const struct series_key *keys, const struct series_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (keys[i].lo != items[i].key.lo || keys[i].hi != items[i].key.hi)
+			return false;
+	return true;
+}
+
+/* The steady state: new values into the items in place, the self metrics again. */
+static int patch(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		 const struct stale_tracker *st)
+{
+	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
+	size_t nr_self = set->nr_items - set->nr_row_items;
+	struct series_key old[SNAPSHOT_MAX_SELF];
+	struct series_item *it = set->items;
+	int err;
+
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		const uint64_t *v = snap->values + r * snap->nr_stats;
+
+		for (size_t c = 0; c < nr_stats; c++)
+			if (v[c] != SAMPLE_VALUE_MISSING)
+				(it++)->value = sample_value(snap->stats[c], v[c]);
+	}
+	set->ts_ms = snap->ts_ms;
+	if (nr_self > SNAPSHOT_MAX_SELF)
+		return -EFAULT; /* cannot be: steady() wants no stale items */
+	for (size_t i = 0; i < nr_self; i++)
+		old[i] = set->items[set->nr_row_items + i].key;
+	set->nr_items = set->nr_row_items;
+	set->nr_labels = set->nr_row_labels;
+	err = add_self_items(set, o, snap, st);
+	if (err)
+		return err;
+	/* the self metrics' labels rarely change (a new stage or reason): then the shape does */
+	if (set->nr_items - set->nr_row_items != nr_self || !same_keys(old, set->items + set->nr_row_items, nr_self))
+		set->shape = new_shape();
+	return 0;
+}
+
+static int build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		 struct stale_tracker *st)
 {
 	struct metric_name_len names[TRACK_MAX_STATS];
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
@@ -775,27 +877,34 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 				goto free_tmp;
 		}
 	}
+	set->nr_row_items = set->nr_items;
+	set->nr_row_labels = set->nr_labels;
 	if (st) {
 		err = track(set, o, snap, names, order, row_first, &ri, st);
 		if (err)
 			goto free_tmp;
 	}
-	for (size_t i = 0; i < snap->nr_self; i++) {
-		const struct self_metric *m = &snap->self[i];
-		struct series_item proto = { .name = m->name, .counter = m->counter, .unit = m->unit,
-					     .value = m->value, .start_ms = st ? st->born_ms : 0 };
-		struct label_list ll;
-
-		common_labels(&ll, o, m->name);
-		ll_add(&ll, m->label, m->label_value);
-		err = add_item(set, &proto, &ll);
-		if (err)
-			goto free_tmp;
-	}
-	err = 0;
+	err = add_self_items(set, o, snap, st);
 free_tmp:
 	row_idents_free(&ri, rows);
 	free(row_first);
 	free(order);
+	return err;
+}
+
+int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		     struct stale_tracker *st)
+{
+	int err;
+
+	if (st && steady(set, st, snap)) {
+		err = patch(set, o, snap, st);
+	} else {
+		err = build(set, o, snap, st);
+		set->shape = new_shape();
+		set->tracker_gen = st ? st->gen : 0;
+	}
+	if (err)
+		set->shape = 0;
 	return err;
 }

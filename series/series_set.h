@@ -90,6 +90,16 @@ struct series_set {
 	size_t nr_values; /* items that carry a sampled value (not stale, not self) */
 	struct arena_chunk *arena;
 	size_t arena_used;
+	/*
+	 * The shape: the label sets of the items, in order. Two builds of a
+	 * set share it when only the values and the timestamp changed: the
+	 * steady state, where series_set_build() patches the values in place
+	 * and the encoders patch the bytes they kept (wire/batch_encode.h).
+	 * Unique in the process; 0 for none.
+	 */
+	uint64_t shape;
+	size_t nr_row_items, nr_row_labels; /* the sampled values' items come first */
+	uint64_t tracker_gen;               /* the tracker state the set was built against */
 };
 
 struct stale_tracker;
@@ -98,7 +108,13 @@ struct stale_tracker *stale_tracker_new(void);
 void stale_tracker_free(struct stale_tracker *st);
 
 void series_set_init(struct series_set *set);
-/* Builds @set (reset first) from @snap; updates @st when it is not NULL. */
+/*
+ * Builds @set (reset first) from @snap; updates @st when it is not NULL.
+ * When the snapshot has the shape of the one @set was last built from
+ * (same cgroups in the same order, same stats present, identities
+ * complete, nothing stale) and @st has not changed since, only the values,
+ * the timestamp and the self metrics are written: @set->shape stays.
+ */
 int series_set_build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		     struct stale_tracker *st);
 void series_set_free(struct series_set *set);

@@ -3,7 +3,8 @@
  * What one interval costs the sender, per format and compression, at N
  * cgroups (default 1000) and the default stats: bytes on the wire per sample
  * value and CPU time to build the series (labels, stale tracking: build_ms),
- * then to encode and compress them (encode_ms); cpu_ms is the sum, each a
+ * then to encode and compress them (encode_ms, of which compress_ms
+ * compressing); cpu_ms is the sum, each a
  * median over the intervals. Made-up but realistic paths (systemd slices and services), values
  * that move between intervals. No network: HTTP costs are not included.
  * usage: encode-bench [CGROUPS [ROUNDS]]
@@ -56,13 +57,14 @@ int main(int argc, char **argv)
 		return 1;
 	printf("%zu cgroups x %zu stats, MaxSamplesPerSend %zu, median of %zu intervals\n", n, nr_stats,
 	       lim.max_samples, rounds);
-	printf("%-16s %-7s %10s %9s %12s %9s %9s %9s\n", "format", "comp", "bytes/int", "requests", "bytes/value",
-	       "build_ms", "encode_ms", "cpu_ms");
+	printf("%-16s %-7s %10s %9s %12s %9s %9s %11s %9s\n", "format", "comp", "bytes/int", "requests",
+	       "bytes/value", "build_ms", "encode_ms", "compress_ms", "cpu_ms");
 	for (size_t k = 0; k < ARRAY_SIZE(combos); k++) {
 		struct stale_tracker *st = stale_tracker_new();
 		struct series_set set;
 		struct payload_list pl = { 0 };
-		double *cpu = calloc(3 * rounds, sizeof(double)), *build = cpu + rounds, *enc = cpu + 2 * rounds;
+		double *cpu = calloc(4 * rounds, sizeof(double)), *build = cpu + rounds, *enc = cpu + 2 * rounds;
+		double *comp = cpu + 3 * rounds;
 		size_t bytes = 0, reqs = 0, values = 0;
 
 		series_set_init(&set);
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
 			struct snapshot *snap;
 			char path[128];
 			double t0, t1;
+			uint64_t comp0;
 
 			sample_table_init(&t, stats, nr_stats);
 			t.timestamp_ns = (1800000000ULL + 10 * r) * 1000000000ULL + 1234567;
@@ -89,11 +92,13 @@ int main(int argc, char **argv)
 			t0 = cpu_now();
 			series_set_build(&set, &o, snap, st);
 			t1 = cpu_now();
+			comp0 = pl.compress_cpu_ns;
 			batch_encode(&set, combos[k].f, combos[k].c, &lim, &pl);
 			if (r > 0) { /* the first interval has no stale state to compare with */
 				cpu[r - 1] = cpu_now() - t0;
 				build[r - 1] = t1 - t0;
 				enc[r - 1] = cpu[r - 1] - build[r - 1];
+				comp[r - 1] = (pl.compress_cpu_ns - comp0) / 1e9;
 			}
 			if (r == rounds) {
 				for (size_t i = 0; i < pl.n; i++)
@@ -103,11 +108,11 @@ int main(int argc, char **argv)
 			}
 			snapshot_free(snap);
 		}
-		for (size_t m = 0; m < 3; m++)
+		for (size_t m = 0; m < 4; m++)
 			qsort(cpu + m * rounds, rounds, sizeof(double), cmp_double);
-		printf("%-16s %-7s %10zu %9zu %12.2f %9.2f %9.2f %9.2f\n", wire_format_name(combos[k].f),
+		printf("%-16s %-7s %10zu %9zu %12.2f %9.2f %9.2f %11.2f %9.2f\n", wire_format_name(combos[k].f),
 		       compression_name(combos[k].c), bytes, reqs, (double)bytes / values, build[rounds / 2] * 1e3,
-		       enc[rounds / 2] * 1e3, cpu[rounds / 2] * 1e3);
+		       enc[rounds / 2] * 1e3, comp[rounds / 2] * 1e3, cpu[rounds / 2] * 1e3);
 		free(cpu);
 		payload_list_free(&pl);
 		series_set_free(&set);

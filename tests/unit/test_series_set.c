@@ -250,6 +250,99 @@ static void test_start_time_is_first_seen(void **state)
 	stale_tracker_free(st);
 }
 
+/* Two sets, item by item: the same series with the same values. */
+static void assert_same_sets(const struct series_set *a, const struct series_set *b)
+{
+	assert_int_equal(a->nr_items, b->nr_items);
+	assert_int_equal(a->ts_ms, b->ts_ms);
+	for (size_t i = 0; i < a->nr_items; i++) {
+		const struct series_item *x = &a->items[i], *y = &b->items[i];
+
+		assert_string_equal(x->name, y->name);
+		assert_true(x->key.lo == y->key.lo && x->key.hi == y->key.hi);
+		assert_memory_equal(&x->value, &y->value, sizeof(x->value));
+		assert_int_equal(x->stale, y->stale);
+		assert_int_equal(x->start_ms, y->start_ms);
+		assert_int_equal(x->nr_labels, y->nr_labels);
+		for (uint32_t k = 0; k < x->nr_labels; k++) {
+			assert_string_equal(a->labels[x->label_off + k].name, b->labels[y->label_off + k].name);
+			assert_string_equal(a->labels[x->label_off + k].value, b->labels[y->label_off + k].value);
+		}
+	}
+}
+
+/*
+ * The steady state patches values in place and keeps the shape; what it
+ * builds equals a full build. A vanished cgroup changes the shape, and so
+ * does the interval after (its stale markers are gone again).
+ */
+static void test_steady_state_patches_values(void **state)
+{
+	const char *paths[] = { "/a", "/nofault", "/c" };
+	struct snapshot *s[5] = {
+		snap_of(paths, 3, 1000, 10), snap_of(paths, 3, 2000, 20), snap_of(paths, 3, 3000, 30),
+		snap_of(paths, 2, 4000, 40), snap_of(paths, 2, 5000, 50),
+	};
+	struct stale_tracker *ta = stale_tracker_new(), *tb = stale_tracker_new();
+	struct series_set a, b[5];
+	uint64_t shape;
+
+	series_set_init(&a);
+	assert_int_equal(series_set_build(&a, &opts, s[0], ta), 0);
+	shape = a.shape;
+	assert_true(shape != 0);
+	for (size_t i = 0; i < 5; i++) {
+		series_set_init(&b[i]); /* a new set each time: a full build */
+		assert_int_equal(series_set_build(&b[i], &opts, s[i], tb), 0);
+		if (i == 0)
+			continue;
+		assert_int_equal(series_set_build(&a, &opts, s[i], ta), 0);
+		assert_same_sets(&a, &b[i]);
+		if (i < 3)
+			assert_true(a.shape == shape);
+		else
+			assert_true(a.shape != shape);
+		shape = a.shape;
+	}
+	assert_int_equal(a.nr_stale, 0); /* the markers of /c were sent at 4000 */
+	for (size_t i = 0; i < 5; i++) {
+		series_set_free(&b[i]);
+		snapshot_free(s[i]);
+	}
+	series_set_free(&a);
+	stale_tracker_free(ta);
+	stale_tracker_free(tb);
+}
+
+/* A second set built in between changes the tracker: the first cannot patch. */
+static void test_steady_state_needs_the_tracker_it_was_built_with(void **state)
+{
+	const char *paths[] = { "/a", "/b" };
+	struct snapshot *s1 = snap_of(paths, 2, 1000, 10), *s2 = snap_of(paths, 1, 2000, 20),
+			*s3 = snap_of(paths, 1, 3000, 30);
+	struct stale_tracker *t = stale_tracker_new();
+	struct series_set a, b;
+	uint64_t shape;
+
+	series_set_init(&a);
+	series_set_init(&b);
+	assert_int_equal(series_set_build(&a, &opts, s1, t), 0);
+	shape = a.shape;
+	assert_int_equal(series_set_build(&b, &opts, s2, t), 0); /* /b gone: stale markers in b */
+	assert_int_equal(b.nr_stale, 2);
+	assert_int_equal(series_set_build(&a, &opts, s3, t), 0);
+	assert_true(a.shape != shape);
+	assert_int_equal(a.nr_stale, 0);
+	assert_int_equal(a.nr_items - a.nr_row_items, s3->nr_self);
+	assert_int_equal(a.nr_row_items, 2);
+	series_set_free(&a);
+	series_set_free(&b);
+	snapshot_free(s1);
+	snapshot_free(s2);
+	snapshot_free(s3);
+	stale_tracker_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +353,8 @@ int main(void)
 		cmocka_unit_test(test_derived_labels),
 		cmocka_unit_test(test_a_path_twice_keeps_its_labels),
 		cmocka_unit_test(test_start_time_is_first_seen),
+		cmocka_unit_test(test_steady_state_patches_values),
+		cmocka_unit_test(test_steady_state_needs_the_tracker_it_was_built_with),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
