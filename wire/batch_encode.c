@@ -41,17 +41,52 @@ static int push_payload(struct payload_list *out, const struct payload *p)
 }
 
 static int encode_one(const struct series_set *set, size_t from, size_t to, enum wire_format f,
-		      struct label_cache *c, struct byte_buf *raw)
+		      struct label_cache *c, struct byte_buf *raw, struct sample_slot *slots)
 {
 	switch (f) {
 	case WIRE_REMOTE_WRITE:
-		return remote_write_encode(set, from, to, c, raw);
+		return remote_write_encode(set, from, to, c, raw, slots);
 	case WIRE_REMOTE_WRITE_V2:
-		return remote_write_v2_encode(set, from, to, c, raw);
+		return remote_write_v2_encode(set, from, to, c, raw, slots);
 	case WIRE_OTLP:
-		return otlp_encode(set, from, to, c, raw);
+		return otlp_encode(set, from, to, c, raw, slots);
 	}
 	return -EINVAL;
+}
+
+/*
+ * Encodes items [from, to) of @set into @out->raw and keeps the request
+ * (wire/request_patch.h) for the intervals after, as @out->kept's
+ * request @at (appended when it is kept->nr).
+ */
+static int encode_kept(const struct series_set *set, size_t from, size_t to, enum wire_format f,
+		       struct payload_list *out, size_t at)
+{
+	struct sample_slot *slots = malloc((to > from ? to - from : 1) * sizeof(*slots));
+	struct kept_request *r;
+	int err;
+
+	if (!slots)
+		return -ENOMEM;
+	err = encode_one(set, from, to, f, out->cache, &out->raw, slots);
+	if (err) {
+		free(slots);
+		return err;
+	}
+	if (at == out->kept.nr)
+		return kept_requests_add(&out->kept, from, to, &out->raw, slots, set->ts_ms);
+	r = &out->kept.req[at];
+	err = byte_buf_reserve(&r->raw, out->raw.len);
+	if (err) {
+		free(slots);
+		return err;
+	}
+	memcpy(r->raw.data, out->raw.data, out->raw.len);
+	r->raw.len = out->raw.len;
+	free(r->slots);
+	r->slots = slots;
+	r->ts_ms = set->ts_ms;
+	return 0;
 }
 
 /* Items [from, to) of one set: one part of a request. */
@@ -78,29 +113,15 @@ static int append_raw(struct byte_buf *dst, const struct byte_buf *src)
  * message with the repeated fields of all (remote write 1.0's timeseries,
  * OTLP's resource_metrics).
  */
-static int encode_request(const struct range *r, size_t n, enum wire_format f, enum compression c,
-			  struct payload_list *out)
+/* Compresses the protobuf @raw of @nr_samples items into a payload of @out. */
+static int compress_payload(const struct byte_buf *raw, size_t nr_samples, enum wire_format f, enum compression c,
+			    struct payload_list *out)
 {
-	struct byte_buf *raw = &out->raw, z = { 0 };
-	struct payload p = { .format = f, .compression = c };
+	struct payload p = { .format = f, .compression = c, .nr_samples = nr_samples };
+	struct byte_buf z = { 0 };
 	uint64_t cpu;
-	int err = 0;
+	int err;
 
-	for (size_t k = 0; k < n; k++)
-		p.nr_samples += r[k].to - r[k].from;
-	if (n == 1) {
-		err = encode_one(r[0].set, r[0].from, r[0].to, f, out->cache, raw);
-	} else {
-		out->joined.len = 0;
-		for (size_t k = 0; k < n && !err; k++) {
-			err = encode_one(r[k].set, r[k].from, r[k].to, f, out->cache, raw);
-			if (!err)
-				err = append_raw(&out->joined, raw);
-		}
-		raw = &out->joined;
-	}
-	if (err)
-		goto free_bufs;
 	cpu = thread_cpu_ns();
 	err = compress_body(c, raw->data, raw->len, &z);
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
@@ -116,6 +137,31 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 free_bufs:
 	byte_buf_free(&z);
 	return err;
+}
+
+static int encode_request(const struct range *r, size_t n, enum wire_format f, enum compression c,
+			  struct payload_list *out)
+{
+	const struct byte_buf *raw = &out->raw;
+	size_t nr_samples = 0;
+	int err = 0;
+
+	for (size_t k = 0; k < n; k++)
+		nr_samples += r[k].to - r[k].from;
+	if (n == 1 && out->kept.recording) {
+		err = encode_kept(r[0].set, r[0].from, r[0].to, f, out, out->kept.nr);
+	} else if (n == 1) {
+		err = encode_one(r[0].set, r[0].from, r[0].to, f, out->cache, &out->raw, NULL);
+	} else {
+		out->joined.len = 0;
+		for (size_t k = 0; k < n && !err; k++) {
+			err = encode_one(r[k].set, r[k].from, r[k].to, f, out->cache, &out->raw, NULL);
+			if (!err)
+				err = append_raw(&out->joined, &out->raw);
+		}
+		raw = &out->joined;
+	}
+	return err ? err : compress_payload(raw, nr_samples, f, c, out);
 }
 
 /* Packs the items of @sets, in order, into requests within @lim; see batch_encode_sets(). */
@@ -154,6 +200,38 @@ static int pack_sets(const struct series_set *const *sets, size_t nr_sets, enum 
 	return err;
 }
 
+/* Whether @out keeps the requests of @set's shape, cut by the same limits. */
+static bool kept_fits(const struct kept_requests *k, const struct series_set *set, enum wire_format f,
+		      enum compression c, const struct batch_limits *lim)
+{
+	return k->shape && k->shape == set->shape && k->format == f && k->compression == c &&
+	       k->max_samples == lim->max_samples && k->max_bytes == lim->max_bytes;
+}
+
+/*
+ * The steady state: each kept request patched with @set's samples, or
+ * encoded again where its layout changed (a value became 0 or stopped
+ * being 0). The label cache holds the shape's series already: no pass.
+ */
+static int encode_patched(const struct series_set *set, enum wire_format f, enum compression c,
+			  struct payload_list *out)
+{
+	for (size_t i = 0; i < out->kept.nr; i++) {
+		struct kept_request *r = &out->kept.req[i];
+		int err = 0;
+
+		if (!kept_request_patch(r, set, f))
+			err = encode_kept(set, r->from, r->to, f, out, i);
+		if (!err)
+			err = compress_payload(&r->raw, r->to - r->from, f, c, out);
+		if (err) {
+			kept_requests_clear(&out->kept);
+			return err;
+		}
+	}
+	return 0;
+}
+
 int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
 		      enum compression c, const struct batch_limits *lim, struct payload_list *out)
 {
@@ -162,6 +240,13 @@ int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum
 	if (!out->cache && !(out->cache = label_cache_new()))
 		return -ENOMEM;
 	c = compression_effective(f, c);
+	if (nr_sets == 1 && kept_fits(&out->kept, sets[0], f, c, lim))
+		return encode_patched(sets[0], f, c, out);
+	kept_requests_clear(&out->kept);
+	if (nr_sets == 1 && sets[0]->shape)
+		out->kept = (struct kept_requests){ .shape = sets[0]->shape, .format = f, .compression = c,
+						    .max_samples = lim->max_samples, .max_bytes = lim->max_bytes,
+						    .recording = true };
 	label_cache_begin_pass(out->cache);
 	if (f != WIRE_REMOTE_WRITE_V2)
 		err = pack_sets(sets, nr_sets, f, c, lim, out);
@@ -169,6 +254,9 @@ int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum
 	for (size_t s = 0; f == WIRE_REMOTE_WRITE_V2 && s < nr_sets && !err; s++)
 		err = pack_sets(&sets[s], 1, f, c, lim, out);
 	label_cache_end_pass(out->cache);
+	out->kept.recording = false;
+	if (err)
+		kept_requests_clear(&out->kept);
 	return err;
 }
 
@@ -192,6 +280,7 @@ void payload_list_free(struct payload_list *l)
 	byte_buf_free(&l->joined);
 	label_cache_free(l->cache);
 	l->cache = NULL;
+	kept_requests_clear(&l->kept);
 	free(l->p);
 	l->p = NULL;
 	l->cap = 0;

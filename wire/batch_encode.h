@@ -8,7 +8,10 @@
  *
  * A payload list kept from one interval to the next keeps the series' label
  * bytes too (wire/label_cache.h): each call encodes the labels of new series
- * only, and forgets the series it did not encode.
+ * only, and forgets the series it did not encode. And while one set per
+ * call keeps its shape (series/series_set.h), it keeps the requests
+ * themselves and writes only the new samples into them
+ * (wire/request_patch.h).
  */
 #ifndef MEMCG_BPF_BATCH_ENCODE_H
 #define MEMCG_BPF_BATCH_ENCODE_H
@@ -19,6 +22,7 @@
 #include "base/byte_buf.h"
 #include "series/series_set.h"
 #include "wire/label_cache.h"
+#include "wire/request_patch.h"
 #include "wire/wire_format.h"
 
 struct payload {
@@ -36,6 +40,7 @@ struct payload_list {
 	struct byte_buf raw; /* protobuf before compression, reused by every request */
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
+	struct kept_requests kept; /* the last pass's requests, while the set keeps its shape */
 	uint64_t compress_cpu_ns; /* CPU time spent compressing, added up over every call */
 };
 

@@ -185,13 +185,19 @@ static size_t point_size(const struct point *pt, const struct label_blob *attrs)
 	return (pt->start_ns ? 9 : 0) + (pt->time_ns ? 9 : 0) + (pt->stale ? 2 : 9) + attrs->len;
 }
 
-static uint8_t *point_field(uint8_t *p, const struct point *pt, double value, const struct label_blob *attrs)
+/* With @slot, notes there where the value and the time lie, as offsets from @base. */
+static uint8_t *point_field(uint8_t *p, const struct point *pt, double value, const struct label_blob *attrs,
+			    struct sample_slot *slot, const uint8_t *base)
 {
 	p = pb_len_header(p, 1, point_size(pt, attrs));
 	if (pt->start_ns)
 		p = pb_fixed64(p, 2, pt->start_ns);
+	if (slot)
+		slot->ts_at = pt->time_ns ? (uint32_t)(p + 1 - base) : SAMPLE_SLOT_NONE;
 	if (pt->time_ns)
 		p = pb_fixed64(p, 3, pt->time_ns);
+	if (slot)
+		slot->value_at = pt->stale ? SAMPLE_SLOT_NONE : (uint32_t)(p + 1 - base);
 	if (!pt->stale)
 		p = pb_double(p, 4, value);
 	memcpy(p, attrs->data, attrs->len);
@@ -266,7 +272,7 @@ static size_t scope_size(void)
 }
 
 int otlp_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
-		struct byte_buf *raw)
+		struct byte_buf *raw, struct sample_slot *slots)
 {
 	size_t n = to - from, nm = 0, sm_size, rm_size, total;
 	struct label_blob *b = NULL;
@@ -338,7 +344,7 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 			const struct series_item *it = &set->items[from + order[j]];
 			struct point pt = point_of(set, it);
 
-			p = point_field(p, &pt, it->value, &b[order[j]]);
+			p = point_field(p, &pt, it->value, &b[order[j]], slots ? &slots[order[j]] : NULL, raw->data);
 		}
 		if (mt->counter) {
 			p = pb_tag(p, 2, PB_VARINT);

@@ -60,7 +60,7 @@ static size_t series_size(const struct series_set *set, const struct series_item
 }
 
 int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
-			struct byte_buf *raw)
+			struct byte_buf *raw, struct sample_slot *slots)
 {
 	struct label_blob *b;
 	size_t total = 0;
@@ -84,7 +84,8 @@ int remote_write_encode(const struct series_set *set, size_t from, size_t to, st
 
 		p = pb_len_header(p, 1, series_size(set, it, &b[i - from]));
 		memcpy(p, b[i - from].data, b[i - from].len);
-		p = rw_sample_field(p + b[i - from].len, 2, it->value, set->ts_ms);
+		p = rw_sample_field(p + b[i - from].len, 2, it->value, set->ts_ms, slots ? &slots[i - from] : NULL,
+				    raw->data);
 	}
 	raw->len = (size_t)(p - raw->data);
 	err = raw->len == total ? 0 : -EFAULT;

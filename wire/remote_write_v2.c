@@ -81,7 +81,7 @@ static size_t series_size(const struct series_set *set, const struct series_item
 }
 
 int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
-			   struct byte_buf *raw)
+			   struct byte_buf *raw, struct sample_slot *slots)
 {
 	struct symbol_dict *d = label_cache_symbols(c);
 	size_t n = to - from, nl = 0, ri = 0, total = 0;
@@ -152,7 +152,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 			for (uint32_t j = 0; j < 2 * it->nr_labels; j++)
 				p = pb_varint(p, refs[ri++]);
 		}
-		p = rw_sample_field(p, 2, it->value, set->ts_ms);
+		p = rw_sample_field(p, 2, it->value, set->ts_ms, slots ? &slots[k] : NULL, raw->data);
 		p = pb_len_header(p, 5, metadata_size(unit[k]));
 		p = pb_tag(p, 1, PB_VARINT);
 		p = pb_varint(p, it->counter ? METRIC_TYPE_COUNTER : METRIC_TYPE_GAUGE);

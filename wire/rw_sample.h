@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "wire/pb_write.h"
+#include "wire/request_patch.h"
 
 /* Bytes of the Sample message itself. */
 static inline size_t rw_sample_size(double value, int64_t ts_ms)
@@ -25,14 +26,23 @@ static inline size_t rw_sample_field_size(double value, int64_t ts_ms)
 	return pb_len_field_size(rw_sample_size(value, ts_ms));
 }
 
-/* Writes the Sample as field @field (below 16) of its TimeSeries; returns the end. */
-static inline uint8_t *rw_sample_field(uint8_t *p, unsigned int field, double value, int64_t ts_ms)
+/*
+ * Writes the Sample as field @field (below 16) of its TimeSeries; returns
+ * the end. With @slot, notes there where its value and timestamp lie, as
+ * offsets from @base.
+ */
+static inline uint8_t *rw_sample_field(uint8_t *p, unsigned int field, double value, int64_t ts_ms,
+				       struct sample_slot *slot, const uint8_t *base)
 {
 	p = pb_len_header(p, field, rw_sample_size(value, ts_ms));
+	if (slot)
+		slot->value_at = value != 0 ? (uint32_t)(p + 1 - base) : SAMPLE_SLOT_NONE;
 	if (value != 0)
 		p = pb_double(p, 1, value);
 	if (ts_ms) {
 		p = pb_tag(p, 2, PB_VARINT);
+		if (slot)
+			slot->ts_at = (uint32_t)(p - base);
 		p = pb_varint(p, (uint64_t)ts_ms);
 	}
 	return p;

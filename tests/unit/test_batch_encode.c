@@ -793,6 +793,82 @@ static void test_compression_rules(void **state)
 	assert_int_equal(compression_check(WIRE_OTLP, COMPRESSION_NONE, why, sizeof(why)), 0);
 }
 
+/*
+ * Interval @round of a steady tree of @n cgroups: the same stats present
+ * every time, values that move, one that is 0 in odd rounds only (remote
+ * write leaves it out), and a timestamp whose varint grows at round 3
+ * (2^42 ms).
+ */
+static void build_steady_round(struct series_set *set, struct stale_tracker *st, int round, size_t n)
+{
+	struct sample_table t;
+	struct snapshot *snap;
+	char path[64];
+
+	cols[0] = stat_lookup("anon");
+	cols[1] = stat_lookup("pgfault");
+	cols[2] = stat_lookup("usage");
+	sample_table_init(&t, cols, 3);
+	t.timestamp_ns = ((1ULL << 42) - 2500 + 1000ULL * (uint64_t)round) * 1000000ULL;
+	for (size_t i = 0; i < n; i++) {
+		struct sample_row *r;
+
+		snprintf(path, sizeof(path), "/s/%zu", i);
+		r = sample_table_add(&t, i + 1, path, 2);
+		r->values[0] = i == 3 && round % 2 ? 0 : 4096 * i + (uint64_t)round;
+		r->values[1] = i % 4 == 1 ? SAMPLE_VALUE_MISSING : ((uint64_t)1 << (i * 3 % 60)) + (uint64_t)round;
+		r->values[2] = (uint64_t)round * 3 + i;
+	}
+	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &snap), 0);
+	sample_table_free(&t);
+	snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, NULL, round, true, "{retry}");
+	assert_int_equal(series_set_build(set, &upper_opts, snap, st), 0);
+	snapshot_free(snap);
+}
+
+/*
+ * The steady state: a set that keeps its shape gets its kept requests
+ * patched (wire/request_patch.h). Each interval's requests are byte for
+ * byte those of a fresh list and those protobuf-c packs, through a value
+ * turning 0 and back and a timestamp varint that grows; compressed too.
+ */
+static void test_steady_requests_patched(void **state)
+{
+	static const enum compression comp[] = { COMPRESSION_NONE, COMPRESSION_SNAPPY };
+	struct batch_limits lim = { .max_samples = 9, .max_bytes = 1 << 20 };
+
+	for (int f = WIRE_REMOTE_WRITE; f <= WIRE_OTLP; f++) {
+		for (size_t k = 0; k < ARRAY_SIZE(comp); k++) {
+			struct stale_tracker *st = stale_tracker_new();
+			struct payload_list kept = { 0 };
+			struct series_set set;
+			uint64_t shape = 0;
+
+			series_set_init(&set);
+			for (int round = 0; round < 6; round++) {
+				struct payload_list fresh = { 0 };
+
+				build_steady_round(&set, st, round, 12);
+				if (round == 1)
+					shape = set.shape;
+				if (round >= 1)
+					assert_true(set.shape == shape); /* patched from here on */
+				payload_list_clear(&kept);
+				assert_int_equal(batch_encode(&set, (enum wire_format)f, comp[k], &lim, &kept), 0);
+				assert_true(kept.kept.shape == set.shape && kept.kept.nr == kept.n);
+				assert_int_equal(batch_encode(&set, (enum wire_format)f, comp[k], &lim, &fresh), 0);
+				assert_same_payloads(&kept, &fresh);
+				if (comp[k] == COMPRESSION_NONE)
+					check_repacks((enum wire_format)f, &kept);
+				payload_list_free(&fresh);
+			}
+			payload_list_free(&kept);
+			series_set_free(&set);
+			stale_tracker_free(st);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_kept_labels_follow_the_format),
 		cmocka_unit_test(test_v2_strings_bounded_under_churn),
 		cmocka_unit_test(test_compression_rules),
+		cmocka_unit_test(test_steady_requests_patched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "wire/request_patch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire/pb_write.h"
+
+static void kept_request_free(struct kept_request *r)
+{
+	byte_buf_free(&r->raw);
+	free(r->slots);
+}
+
+void kept_requests_clear(struct kept_requests *k)
+{
+	for (size_t i = 0; i < k->nr; i++)
+		kept_request_free(&k->req[i]);
+	free(k->req);
+	memset(k, 0, sizeof(*k));
+}
+
+int kept_requests_add(struct kept_requests *k, size_t from, size_t to, const struct byte_buf *raw,
+		      struct sample_slot *slots, int64_t ts_ms)
+{
+	struct kept_request r = { .from = from, .to = to, .slots = slots, .ts_ms = ts_ms };
+
+	if (k->nr == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 8;
+		void *p = realloc(k->req, cap * sizeof(*k->req));
+
+		if (!p)
+			goto free_request;
+		k->req = p;
+		k->cap = cap;
+	}
+	if (byte_buf_reserve(&r.raw, raw->len ? raw->len : 1))
+		goto free_request;
+	memcpy(r.raw.data, raw->data, raw->len);
+	r.raw.len = raw->len;
+	k->req[k->nr++] = r;
+	return 0;
+free_request:
+	kept_request_free(&r);
+	return -ENOMEM;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f)
+{
+	bool varint_ts = f != WIRE_OTLP;
+
+	if (varint_ts && pb_varint_size((uint64_t)set->ts_ms) != pb_varint_size((uint64_t)r->ts_ms))
+		return false;
+	/* remote write: a value is written unless it is 0 */
+	for (size_t i = r->from; varint_ts && i < r->to; i++)
+		if ((set->items[i].value != 0) != (r->slots[i - r->from].value_at != SAMPLE_SLOT_NONE))
+			return false;
+	for (size_t i = r->from; i < r->to; i++) {
+		const struct sample_slot *s = &r->slots[i - r->from];
+		uint64_t bits;
+
+		if (s->value_at != SAMPLE_SLOT_NONE) {
+			memcpy(&bits, &set->items[i].value, sizeof(bits));
+			put_le64(r->raw.data + s->value_at, bits);
+		}
+		if (varint_ts)
+			pb_varint(r->raw.data + s->ts_at, (uint64_t)set->ts_ms);
+		else
+			put_le64(r->raw.data + s->ts_at, (uint64_t)set->ts_ms * 1000000u);
+	}
+	r->ts_ms = set->ts_ms;
+	return true;
+}

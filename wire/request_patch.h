@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The steady state of the encoders: the requests of the last pass, kept
+ * with where each sample's value and timestamp lie in their protobuf. While
+ * a series set keeps its shape (series/series_set.h: the same label sets in
+ * the same order), the next interval's requests are these bytes with new
+ * values and a new timestamp written in place: no labels looked up, no
+ * sizes computed, nothing copied but the samples.
+ *
+ * A request can be patched while its layout stays: remote write leaves out
+ * a value of 0 (proto3), so a value that becomes 0, or stops being 0, and a
+ * timestamp whose varint grows, change the bytes' length; that request is
+ * encoded again (batch_encode.c) and kept anew.
+ */
+#ifndef MEMCG_BPF_REQUEST_PATCH_H
+#define MEMCG_BPF_REQUEST_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/byte_buf.h"
+#include "series/series_set.h"
+#include "wire/wire_format.h"
+
+#define SAMPLE_SLOT_NONE UINT32_MAX
+
+/* Where one item's sample lies in its request's protobuf (the encoders fill it: wire/encoders.h). */
+struct sample_slot {
+	uint32_t value_at; /* the value's 8 bytes; SAMPLE_SLOT_NONE: not written (remote write's 0) */
+	uint32_t ts_at;    /* remote write: the varint of ms; OTLP: the fixed64 of ns */
+};
+
+struct kept_request {
+	size_t from, to;          /* the set's items it holds */
+	struct byte_buf raw;      /* its protobuf, before compression */
+	struct sample_slot *slots; /* to - from */
+	int64_t ts_ms;            /* the timestamp written now */
+};
+
+struct kept_requests {
+	uint64_t shape; /* of the set they were encoded from; 0: none kept */
+	enum wire_format format;
+	enum compression compression;
+	size_t max_samples, max_bytes;
+	struct kept_request *req;
+	size_t nr, cap;
+	bool recording; /* the pass under way keeps its requests */
+};
+
+/* Drops every request; @k is empty (shape 0) after. */
+void kept_requests_clear(struct kept_requests *k);
+/* Keeps a copy of @raw for items [@from, @to) of a set at @ts_ms; takes @slots. 0 or -ENOMEM. */
+int kept_requests_add(struct kept_requests *k, size_t from, size_t to, const struct byte_buf *raw,
+		      struct sample_slot *slots, int64_t ts_ms);
+/*
+ * Writes the values and the timestamp of @set's items [r->from, r->to) into
+ * @r. False, with @r unchanged, when they do not fit its layout.
+ */
+bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f);
+
+#endif
