@@ -63,7 +63,7 @@ static int encode_kept(const struct series_set *set, size_t from, size_t to, enu
 		       struct payload_list *out, size_t at)
 {
 	struct sample_slot *slots = malloc((to > from ? to - from : 1) * sizeof(*slots));
-	struct kept_request *r;
+	uint64_t cpu;
 	int err;
 
 	if (!slots)
@@ -73,20 +73,10 @@ static int encode_kept(const struct series_set *set, size_t from, size_t to, enu
 		free(slots);
 		return err;
 	}
-	if (at == out->kept.nr)
-		return kept_requests_add(&out->kept, from, to, &out->raw, slots, set->ts_ms);
-	r = &out->kept.req[at];
-	err = byte_buf_reserve(&r->raw, out->raw.len);
-	if (err) {
-		free(slots);
-		return err;
-	}
-	memcpy(r->raw.data, out->raw.data, out->raw.len);
-	r->raw.len = out->raw.len;
-	free(r->slots);
-	r->slots = slots;
-	r->ts_ms = set->ts_ms;
-	return 0;
+	cpu = thread_cpu_ns(); /* mostly the compressed block, when one is kept */
+	err = kept_requests_put(&out->kept, at, from, to, &out->raw, slots, set->ts_ms);
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
+	return err;
 }
 
 /* Items [from, to) of one set: one part of a request. */
@@ -113,9 +103,12 @@ static int append_raw(struct byte_buf *dst, const struct byte_buf *src)
  * message with the repeated fields of all (remote write 1.0's timeseries,
  * OTLP's resource_metrics).
  */
-/* Compresses the protobuf @raw of @nr_samples items into a payload of @out. */
-static int compress_payload(const struct byte_buf *raw, size_t nr_samples, enum wire_format f, enum compression c,
-			    struct payload_list *out)
+/*
+ * Compresses the protobuf @raw of @nr_samples items into a payload of @out;
+ * or takes @block, @raw compressed already, when it is not NULL.
+ */
+static int compress_payload(const struct byte_buf *raw, const struct byte_buf *block, size_t nr_samples,
+			    enum wire_format f, enum compression c, struct payload_list *out)
 {
 	struct payload p = { .format = f, .compression = c, .nr_samples = nr_samples };
 	struct byte_buf z = { 0 };
@@ -123,7 +116,11 @@ static int compress_payload(const struct byte_buf *raw, size_t nr_samples, enum 
 	int err;
 
 	cpu = thread_cpu_ns();
-	err = compress_body(c, raw->data, raw->len, &z);
+	err = block ? byte_buf_reserve(&z, block->len) : compress_body(c, raw->data, raw->len, &z);
+	if (!err && block) {
+		memcpy(z.data, block->data, block->len);
+		z.len = block->len;
+	}
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 	if (err)
 		goto free_bufs;
@@ -139,6 +136,16 @@ free_bufs:
 	return err;
 }
 
+/* The payload of a kept request: its block, patched, or its protobuf compressed. */
+static int kept_payload(struct kept_request *r, enum wire_format f, enum compression c, struct payload_list *out)
+{
+	uint64_t cpu = thread_cpu_ns();
+	const struct byte_buf *block = kept_request_block(r);
+
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
+	return compress_payload(&r->raw, block, r->to - r->from, f, c, out);
+}
+
 static int encode_request(const struct range *r, size_t n, enum wire_format f, enum compression c,
 			  struct payload_list *out)
 {
@@ -150,6 +157,7 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 		nr_samples += r[k].to - r[k].from;
 	if (n == 1 && out->kept.recording) {
 		err = encode_kept(r[0].set, r[0].from, r[0].to, f, out, out->kept.nr);
+		return err ? err : kept_payload(&out->kept.req[out->kept.nr - 1], f, c, out);
 	} else if (n == 1) {
 		err = encode_one(r[0].set, r[0].from, r[0].to, f, out->cache, &out->raw, NULL);
 	} else {
@@ -161,7 +169,7 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 		}
 		raw = &out->joined;
 	}
-	return err ? err : compress_payload(raw, nr_samples, f, c, out);
+	return err ? err : compress_payload(raw, NULL, nr_samples, f, c, out);
 }
 
 /* Packs the items of @sets, in order, into requests within @lim; see batch_encode_sets(). */
@@ -223,7 +231,7 @@ static int encode_patched(const struct series_set *set, enum wire_format f, enum
 		if (!kept_request_patch(r, set, f))
 			err = encode_kept(set, r->from, r->to, f, out, i);
 		if (!err)
-			err = compress_payload(&r->raw, r->to - r->from, f, c, out);
+			err = kept_payload(r, f, c, out);
 		if (err) {
 			kept_requests_clear(&out->kept);
 			return err;

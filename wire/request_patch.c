@@ -11,6 +11,7 @@ static void kept_request_free(struct kept_request *r)
 {
 	byte_buf_free(&r->raw);
 	free(r->slots);
+	snappy_template_free(&r->block);
 }
 
 void kept_requests_clear(struct kept_requests *k)
@@ -21,29 +22,43 @@ void kept_requests_clear(struct kept_requests *k)
 	memset(k, 0, sizeof(*k));
 }
 
-int kept_requests_add(struct kept_requests *k, size_t from, size_t to, const struct byte_buf *raw,
+int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
 		      struct sample_slot *slots, int64_t ts_ms)
 {
-	struct kept_request r = { .from = from, .to = to, .slots = slots, .ts_ms = ts_ms };
+	struct kept_request *r;
+	int err;
 
-	if (k->nr == k->cap) {
+	if (at == k->nr && k->nr == k->cap) {
 		size_t cap = k->cap ? 2 * k->cap : 8;
 		void *p = realloc(k->req, cap * sizeof(*k->req));
 
-		if (!p)
-			goto free_request;
+		if (!p) {
+			free(slots);
+			return -ENOMEM;
+		}
 		k->req = p;
 		k->cap = cap;
 	}
-	if (byte_buf_reserve(&r.raw, raw->len ? raw->len : 1))
-		goto free_request;
-	memcpy(r.raw.data, raw->data, raw->len);
-	r.raw.len = raw->len;
-	k->req[k->nr++] = r;
-	return 0;
-free_request:
-	kept_request_free(&r);
-	return -ENOMEM;
+	if (at == k->nr)
+		memset(&k->req[k->nr++], 0, sizeof(*r));
+	r = &k->req[at];
+	free(r->slots);
+	r->slots = slots;
+	r->from = from;
+	r->to = to;
+	r->ts_ms = ts_ms;
+	r->has_block = false;
+	err = byte_buf_reserve(&r->raw, raw->len ? raw->len : 1);
+	if (err)
+		return err;
+	memcpy(r->raw.data, raw->data, raw->len);
+	r->raw.len = raw->len;
+	if (k->compression != COMPRESSION_SNAPPY || k->format == WIRE_OTLP)
+		return 0;
+	err = snappy_template_build(&r->block, r->raw.data, r->raw.len, slots, to - from,
+				    pb_varint_size((uint64_t)ts_ms));
+	r->has_block = !err;
+	return err == -EAGAIN ? 0 : err;
 }
 
 static void put_le64(uint8_t *p, uint64_t v)
@@ -77,4 +92,12 @@ bool kept_request_patch(struct kept_request *r, const struct series_set *set, en
 	}
 	r->ts_ms = set->ts_ms;
 	return true;
+}
+
+const struct byte_buf *kept_request_block(struct kept_request *r)
+{
+	if (!r->has_block)
+		return NULL;
+	snappy_template_patch(&r->block, r->raw.data);
+	return &r->block.z;
 }

@@ -21,21 +21,18 @@
 
 #include "base/byte_buf.h"
 #include "series/series_set.h"
+#include "wire/sample_slot.h"
+#include "wire/snappy_template.h"
 #include "wire/wire_format.h"
 
-#define SAMPLE_SLOT_NONE UINT32_MAX
-
-/* Where one item's sample lies in its request's protobuf (the encoders fill it: wire/encoders.h). */
-struct sample_slot {
-	uint32_t value_at; /* the value's 8 bytes; SAMPLE_SLOT_NONE: not written (remote write's 0) */
-	uint32_t ts_at;    /* remote write: the varint of ms; OTLP: the fixed64 of ns */
-};
 
 struct kept_request {
 	size_t from, to;          /* the set's items it holds */
 	struct byte_buf raw;      /* its protobuf, before compression */
 	struct sample_slot *slots; /* to - from */
 	int64_t ts_ms;            /* the timestamp written now */
+	bool has_block;           /* remote write + snappy: @block is kept too */
+	struct snappy_template block;
 };
 
 struct kept_requests {
@@ -50,13 +47,20 @@ struct kept_requests {
 
 /* Drops every request; @k is empty (shape 0) after. */
 void kept_requests_clear(struct kept_requests *k);
-/* Keeps a copy of @raw for items [@from, @to) of a set at @ts_ms; takes @slots. 0 or -ENOMEM. */
-int kept_requests_add(struct kept_requests *k, size_t from, size_t to, const struct byte_buf *raw,
+/*
+ * Keeps a copy of @raw for items [@from, @to) of a set at @ts_ms, as
+ * request @at (appended when it is @k->nr); takes @slots. For remote write
+ * with snappy, keeps its compressed block as well (wire/snappy_template.h)
+ * where one can be found. 0 or -ENOMEM.
+ */
+int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
 		      struct sample_slot *slots, int64_t ts_ms);
 /*
  * Writes the values and the timestamp of @set's items [r->from, r->to) into
  * @r. False, with @r unchanged, when they do not fit its layout.
  */
 bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f);
+/* The compressed block of @r's protobuf as it is now; NULL when none is kept (compress @r->raw). */
+const struct byte_buf *kept_request_block(struct kept_request *r);
 
 #endif
