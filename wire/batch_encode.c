@@ -57,7 +57,8 @@ static int encode_one(const struct series_set *set, size_t from, size_t to, enum
 /*
  * Encodes items [from, to) of @set into @out->raw and keeps the request
  * (wire/request_patch.h) for the intervals after, as @out->kept's
- * request @at (appended when it is kept->nr).
+ * request @at (appended when it is kept->nr; when it replaces one, of the
+ * same items, the values that had room keep it).
  */
 static int encode_kept(const struct series_set *set, size_t from, size_t to, enum wire_format f,
 		       struct payload_list *out, size_t at)
@@ -68,6 +69,9 @@ static int encode_kept(const struct series_set *set, size_t from, size_t to, enu
 
 	if (!slots)
 		return -ENOMEM;
+	/* a request encoded again keeps room for the values it had room for */
+	for (size_t i = 0; i < to - from; i++)
+		slots[i].value_at = at < out->kept.nr ? out->kept.req[at].slots[i].value_at : SAMPLE_SLOT_NONE;
 	err = encode_one(set, from, to, f, out->cache, &out->raw, slots);
 	if (err) {
 		free(slots);

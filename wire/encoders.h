@@ -5,7 +5,9 @@
  * @raw (protobuf, before compression), taking the series' label bytes from
  * @c (wire/label_cache.h) and adding there those of new series; with
  * @slots (to - from of them), notes where each item's sample lies
- * (wire/request_patch.h). 0 or a negative errno.
+ * (wire/request_patch.h). On entry a slot's value_at other than
+ * SAMPLE_SLOT_NONE asks for the value to be written even when it is 0 (the
+ * request had room for it). 0 or a negative errno.
  */
 #ifndef MEMCG_BPF_ENCODERS_H
 #define MEMCG_BPF_ENCODERS_H

@@ -54,9 +54,10 @@ static int encode_labels(struct label_cache *c, const struct series_set *set, co
 	return 0;
 }
 
-static size_t series_size(const struct series_set *set, const struct series_item *it, const struct label_blob *b)
+static size_t series_size(const struct series_set *set, const struct series_item *it, const struct label_blob *b,
+			  const struct sample_slot *slot)
 {
-	return b->len + rw_sample_field_size(it->value, set->ts_ms);
+	return b->len + rw_sample_field_size(rw_value_written(it->value, slot), set->ts_ms);
 }
 
 int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
@@ -74,7 +75,7 @@ int remote_write_encode(const struct series_set *set, size_t from, size_t to, st
 	if (err)
 		goto free_blobs;
 	for (size_t i = from; i < to; i++)
-		total += pb_len_field_size(series_size(set, &set->items[i], &b[i - from]));
+		total += pb_len_field_size(series_size(set, &set->items[i], &b[i - from], slots ? &slots[i - from] : NULL));
 	err = byte_buf_reserve(raw, total + 1);
 	if (err)
 		goto free_blobs;
@@ -82,7 +83,7 @@ int remote_write_encode(const struct series_set *set, size_t from, size_t to, st
 	for (size_t i = from; i < to; i++) {
 		const struct series_item *it = &set->items[i];
 
-		p = pb_len_header(p, 1, series_size(set, it, &b[i - from]));
+		p = pb_len_header(p, 1, series_size(set, it, &b[i - from], slots ? &slots[i - from] : NULL));
 		memcpy(p, b[i - from].data, b[i - from].len);
 		p = rw_sample_field(p + b[i - from].len, 2, it->value, set->ts_ms, slots ? &slots[i - from] : NULL,
 				    raw->data);

@@ -74,10 +74,11 @@ static size_t refs_size(const uint32_t *refs, size_t n)
 
 /* Bytes of one TimeSeries message; @refs_bytes is its packed labels_refs payload. */
 static size_t series_size(const struct series_set *set, const struct series_item *it, size_t refs_bytes,
-			  uint32_t unit_ref)
+			  uint32_t unit_ref, const struct sample_slot *slot)
 {
 	return (it->nr_labels ? pb_len_field_size(refs_bytes) : 0) +
-	       rw_sample_field_size(it->value, set->ts_ms) + pb_len_field_size(metadata_size(unit_ref));
+	       rw_sample_field_size(rw_value_written(it->value, slot), set->ts_ms) +
+	       pb_len_field_size(metadata_size(unit_ref));
 }
 
 int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
@@ -131,7 +132,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 			unit[k] = seconds_ref;
 		}
 		refs_bytes[k] = (uint32_t)refs_size(refs + first, ri - first);
-		total += pb_len_field_size(series_size(set, it, refs_bytes[k], unit[k]));
+		total += pb_len_field_size(series_size(set, it, refs_bytes[k], unit[k], slots ? &slots[k] : NULL));
 	}
 	for (size_t s = 0; s < d->nr_order; s++)
 		total += pb_len_field_size(d->len[d->order[s]]);
@@ -146,7 +147,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	for (size_t k = 0; k < n; k++) {
 		const struct series_item *it = &set->items[from + k];
 
-		p = pb_len_header(p, 5, series_size(set, it, refs_bytes[k], unit[k]));
+		p = pb_len_header(p, 5, series_size(set, it, refs_bytes[k], unit[k], slots ? &slots[k] : NULL));
 		if (it->nr_labels) {
 			p = pb_len_header(p, 1, refs_bytes[k]);
 			for (uint32_t j = 0; j < 2 * it->nr_labels; j++)

@@ -73,9 +73,9 @@ bool kept_request_patch(struct kept_request *r, const struct series_set *set, en
 
 	if (varint_ts && pb_varint_size((uint64_t)set->ts_ms) != pb_varint_size((uint64_t)r->ts_ms))
 		return false;
-	/* remote write: a value is written unless it is 0 */
+	/* remote write left out the values that were 0: one that is not 0 now needs room */
 	for (size_t i = r->from; varint_ts && i < r->to; i++)
-		if ((set->items[i].value != 0) != (r->slots[i - r->from].value_at != SAMPLE_SLOT_NONE))
+		if (set->items[i].value != 0 && r->slots[i - r->from].value_at == SAMPLE_SLOT_NONE)
 			return false;
 	for (size_t i = r->from; i < r->to; i++) {
 		const struct sample_slot *s = &r->slots[i - r->from];

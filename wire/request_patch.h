@@ -7,10 +7,14 @@
  * values and a new timestamp written in place: no labels looked up, no
  * sizes computed, nothing copied but the samples.
  *
- * A request can be patched while its layout stays: remote write leaves out
- * a value of 0 (proto3), so a value that becomes 0, or stops being 0, and a
- * timestamp whose varint grows, change the bytes' length; that request is
- * encoded again (batch_encode.c) and kept anew.
+ * A request can be patched while its layout stays. Remote write leaves out
+ * a value of 0 (proto3): a value that becomes 0 is written as 0 where the
+ * request has room for it (an explicit default, which every protobuf
+ * reader takes as the same message), but a value that stops being 0 where
+ * the request left it out, and a timestamp whose varint grows, change the
+ * bytes' length: that request is encoded again (batch_encode.c) and kept
+ * anew. A series thus costs at most one such encoding while the shape
+ * holds.
  */
 #ifndef MEMCG_BPF_REQUEST_PATCH_H
 #define MEMCG_BPF_REQUEST_PATCH_H

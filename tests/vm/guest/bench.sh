@@ -6,6 +6,22 @@
 # wait_marks, stop_checked).
 . /vmtest/bench_netdata.sh
 
+# encode-bench (tests/sender/encode_bench.c), the sender alone, at 1,000 and
+# 10,000 cgroups: for the bench_agent set (make bench's set runs it in
+# t_bench).
+t_bench_encode() {
+	command -v encode-bench >/dev/null || { why "encode-bench is not in the initramfs"; return 1; }
+	rc=0
+	for n in 1000 10000; do
+		[ $rc -eq 0 ] || break
+		echo "# encode-bench: the sender's CPU per interval at $n cgroups, default stats" >> "$WORK/encode.out"
+		encode-bench "$n" 11 >> "$WORK/encode.out" 2>> "$WORK/encode.err"
+		rc=$?
+	done
+	while IFS= read -r line; do info "$line"; done < "$WORK/encode.out"
+	[ $rc -eq 0 ] || { why "exit $rc: $(first_line "$WORK/encode.err")"; return 1; }
+}
+
 # memcg-bench (bench/memcg_bench.c) at 10, 100 and 1,000 cgroups; each line
 # of its table goes to the host as an INFO line.
 t_bench() {

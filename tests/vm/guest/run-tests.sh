@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|psi_off|bench
+# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_core*
 #   kfunc     a kernel with the memcg kfuncs (Linux >= 7.0)
 #   fallback  a kernel without them (6.12): bpf-core, and text
 #   bookworm  Debian 12's kernel (6.1): bpf-core, and text
@@ -870,11 +870,15 @@ bench)
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak t_bench_soak
 	;;
+bench_agent) # the agent's cost alone (the sender, bench_collectd): a shorter make bench
+	run_test bench_encode t_bench_encode
+	run_test bench_collectd t_bench_collectd
+	;;
 bench_core*)
 	run_test bench_core t_bench_core
 	;;
 *)
-	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|psi_off|bench|bench_core*)"
+	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_core*)"
 	FAILED=$((FAILED + 1))
 	;;
 esac
