@@ -16,7 +16,10 @@
 #                   bench/bench_sink.c (built here) as the write plugin; and
 #                   the peer, Debian 12's netdata, over the same tree;
 #   bench_soak      10,000 cgroups at Interval 1 for 10 minutes: the
-#                   sender's queue and collectd's RSS each minute;
+#                   sender's queue and collectd's RSS each minute, shipping
+#                   to VictoriaMetrics in the guest; bench_soak_sink the
+#                   same into bench/http_sink.c (keeps nothing: the agent's
+#                   own cost, without a database on the same 2 vCPUs);
 # then boots trixie's 6.12 and bookworm's 6.1 kernels (no kfuncs) for
 #   bench_core      memcg-bench with bpf-core in the bpf columns.
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
@@ -54,6 +57,7 @@ fi
 # the receivers (tests/vm/run.sh puts them in: MEMCG_BPF_VM_RECEIVERS)
 programs="$B/bench/memcg-bench"
 [ -x "$B/tests/sender/encode-bench" ] && programs="$programs $B/tests/sender/encode-bench"
+[ -x "$B/bench/http-sink" ] && programs="$programs $B/bench/http-sink"
 
 # the peer: Debian 12's netdata
 if peer=$("$top/bench/netdata-files.sh" 2> "$logs/netdata-files.log"); then
@@ -93,6 +97,7 @@ info bench_collectd > "$logs/collectd.txt"
 cat "$logs/collectd.txt"
 echo
 info bench_soak
+info bench_soak_sink
 "$top/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
 grep -h '^VMTEST FAIL' "$proto.clean" 2>/dev/null | sed 's/^/bench: /'
 [ $rc -eq 0 ] || { echo "bench: the VM run failed; see $logs.out"; tail -n 20 "$logs.out"; }

@@ -295,52 +295,86 @@ t_bench_collectd() {
 }
 
 # 10,000 cgroups at Interval 1 for VMTEST_SOAK_SECONDS (600), bpf backend,
-# the default configuration shipping remote write 1.0 to VictoriaMetrics:
-# the sender's queue length and collectd's RSS each minute. Growth is judged
-# from the end of the first minute. Runs after t_bench_collectd (the tree of
-# 10,000 is there; it grows it otherwise).
-t_bench_soak() {
+# the default configuration shipping remote write 1.0 + snappy: the
+# sender's queue and collectd's RSS each minute. Growth is judged from the
+# end of the first minute. Runs after t_bench_collectd (the tree of 10,000
+# is there; it grows it otherwise). soak_run RECEIVER:
+#   victoria  VictoriaMetrics in the guest, which must hold every cgroup's
+#             series at the end (it shares the 2 vCPUs with collectd)
+#   sink      bench/http_sink.c, which keeps nothing and checks that every
+#             snappy body decompresses: the agent's own cost and queue
+soak_run() {
 	have_collectd || return 77
-	secs=${VMTEST_SOAK_SECONDS:-600} size=${VMTEST_SOAK_CGROUPS:-10000}
+	secs=${VMTEST_SOAK_SECONDS:-600} size=${VMTEST_SOAK_CGROUPS:-10000} receiver=$1
 	parent=$CG/cdbench
 	enable_memory "$CG" || return 1
 	mkdir -p "$parent" && enable_memory "$parent" || return 1
 	have=$(tree_size "$parent")
 	grow_tree "$parent" "$size" || return 1
-	receiver_for rw1 || return 1
-	d=$WORK/soak
+	d=$WORK/soak-$receiver
 	rm -rf "$d"
 	mkdir -p "$d"
+	if [ "$receiver" = sink ]; then
+		command -v http-sink >/dev/null || { why "http-sink is not in the initramfs"; return 1; }
+		http-sink 9411 "$d/sink.stats" > "$d/sink.out" 2>&1 &
+		sink=$!
+		RECEIVER_URL=http://127.0.0.1:9411/api/v1/write
+	else
+		receiver_for rw1 || return 1
+	fi
 	collectd_conf "$d" 1 bench_sink "  Backend \"bpf\"
   CgroupRoot \"$CG\"
   URL \"$RECEIVER_URL\"
-  Label \"bench_run\" \"soak\"" || { receivers_stop; return 1; }
+  Label \"bench_run\" \"soak\"" || { soak_stop; return 1; }
 	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 	cpid=$!
-	wait_marks "$d" 2 $cpid 120 "soak" || { receivers_stop; return 1; }
+	wait_marks "$d" 2 $cpid 120 "soak" || { soak_stop; return 1; }
 	t0=$(date +%s) minute=0
-	info "# soak: $size cgroups, bpf, Interval 1, remote write 1.0 to VictoriaMetrics, ${secs}s"
+	info "# soak: $size cgroups, bpf, Interval 1, remote write 1.0 + snappy to $receiver, ${secs}s"
 	info "# soak: minute  samples  queue_max  collectd_rss_kB  receiver_rss_kB"
 	while [ $(($(date +%s) - t0)) -lt "$secs" ]; do
 		sleep 60
-		kill -0 $cpid 2>/dev/null || { why "soak: collectd died after $minute minutes"; receivers_stop; return 1; }
+		kill -0 $cpid 2>/dev/null || { why "soak: collectd died after $minute minutes"; soak_stop; return 1; }
 		minute=$((minute + 1))
 		rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$cpid/status")
-		vrss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$VM_PID/status")
+		vrss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/${sink:-$VM_PID}/status")
 		# the queue as the plugin reported it over the last minute
 		q=$(awk -v t="$(($(date +%s) - 60))" '$2 >= t && $12 > q { q = $12 } END { print q + 0 }' "$d/marks")
 		info "$(printf '# soak: %6d %8d %10d %16d %16d' $minute "$(wc -l < "$d/marks")" "$q" "$rss" "$vrss")"
 		echo "$minute $q $rss" >> "$d/minutes"
 	done
-	stop_checked $cpid "$d" bpf "soak" || { receivers_stop; return 1; }
-	got=$(received soak)
-	receivers_stop
+	stop_checked $cpid "$d" bpf "soak" || { soak_stop; return 1; }
+	if [ "$receiver" = sink ]; then
+		soak_stop
+		got="$(cat "$d/sink.stats" 2>/dev/null)"
+	else
+		got="$(received soak) series of memcg_anon_bytes for $size cgroups"
+		soak_stop
+	fi
 	samples=$(wc -l < "$d/marks")
 	read -r _ _ rss1 < "$d/minutes"
 	qmax=$(awk '$2 > q { q = $2 } END { print q + 0 }' "$d/minutes")
 	qlast=$(tail -n 1 "$d/minutes" | awk '{ print $2 }')
 	rsslast=$(tail -n 1 "$d/minutes" | awk '{ print $3 }')
-	info "soak: $samples samples in ${secs}s; sender queue max $qmax, last minute $qlast; collectd RSS $rss1 kB after minute 1, $rsslast kB at the end ($(((rsslast - rss1) / 1024)) MiB growth); receiver holds ${got:-no} series for $size cgroups"
+	info "soak ($receiver): $samples samples in ${secs}s; sender queue max $qmax, last minute $qlast; collectd RSS $rss1 kB after minute 1, $rsslast kB at the end ($(((rsslast - rss1) / 1024)) MiB growth); receiver: ${got:-nothing}"
+	case $got in
+	"requests 0 "* | "") why "soak: the receiver got nothing" ; return 1 ;;
+	*" snappy_bad 0") ;;
+	*snappy_bad*) why "soak: the sink got snappy bodies that do not decompress: $got"; return 1 ;;
+	esac
 	[ "$((rsslast - rss1))" -le 20480 ] || { why "soak: collectd RSS grew $(((rsslast - rss1) / 1024)) MiB after minute 1 (> 20)"; return 1; }
 	[ "$qlast" -le 2 ] || { why "soak: the sender's queue holds $qlast intervals in the last minute"; return 1; }
 }
+
+soak_stop() {
+	if [ -n "${sink:-}" ]; then
+		kill "$sink" 2>/dev/null
+		wait "$sink" 2>/dev/null
+		sink=
+	else
+		receivers_stop
+	fi
+}
+
+t_bench_soak() { soak_run victoria; }
+t_bench_soak_sink() { soak_run sink; }

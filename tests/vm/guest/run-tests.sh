@@ -869,10 +869,12 @@ bench)
 	run_test bench_churn t_bench_churn
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak t_bench_soak
+	run_test bench_soak_sink t_bench_soak_sink
 	;;
-bench_agent) # the agent's cost alone (the sender, bench_collectd): a shorter make bench
+bench_agent) # the agent's cost alone (the sender, bench_collectd, the soak into a sink)
 	run_test bench_encode t_bench_encode
 	run_test bench_collectd t_bench_collectd
+	run_test bench_soak_sink t_bench_soak_sink
 	;;
 bench_core*)
 	run_test bench_core t_bench_core
