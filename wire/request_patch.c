@@ -67,9 +67,26 @@ static void put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* @n bytes from @src to @dst; the usual sizes as fixed-size copies (single moves, no call). */
+static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	switch (n) {
+	case 6:
+		memcpy(dst, src, 6);
+		break;
+	case 8:
+		memcpy(dst, src, 8);
+		break;
+	default:
+		memcpy(dst, src, n);
+	}
+}
+
 bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f)
 {
 	bool varint_ts = f != WIRE_OTLP;
+	uint8_t ts[10];
+	size_t ts_len;
 
 	if (varint_ts && pb_varint_size((uint64_t)set->ts_ms) != pb_varint_size((uint64_t)r->ts_ms))
 		return false;
@@ -77,18 +94,23 @@ bool kept_request_patch(struct kept_request *r, const struct series_set *set, en
 	for (size_t i = r->from; varint_ts && i < r->to; i++)
 		if (set->items[i].value != 0 && r->slots[i - r->from].value_at == SAMPLE_SLOT_NONE)
 			return false;
+	if (varint_ts) {
+		ts_len = (size_t)(pb_varint(ts, (uint64_t)set->ts_ms) - ts);
+	} else {
+		put_le64(ts, (uint64_t)set->ts_ms * 1000000u);
+		ts_len = 8;
+	}
 	for (size_t i = r->from; i < r->to; i++) {
 		const struct sample_slot *s = &r->slots[i - r->from];
+		uint8_t value[8];
 		uint64_t bits;
 
 		if (s->value_at != SAMPLE_SLOT_NONE) {
 			memcpy(&bits, &set->items[i].value, sizeof(bits));
-			put_le64(r->raw.data + s->value_at, bits);
+			put_le64(value, bits);
+			copy_small(r->raw.data + s->value_at, value, 8);
 		}
-		if (varint_ts)
-			pb_varint(r->raw.data + s->ts_at, (uint64_t)set->ts_ms);
-		else
-			put_le64(r->raw.data + s->ts_at, (uint64_t)set->ts_ms * 1000000u);
+		copy_small(r->raw.data + s->ts_at, ts, ts_len);
 	}
 	r->ts_ms = set->ts_ms;
 	return true;

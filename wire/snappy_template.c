@@ -234,8 +234,14 @@ free_tmp:
 
 void snappy_template_patch(struct snappy_template *t, const uint8_t *raw)
 {
-	for (size_t i = 0; i < t->nr_runs; i++)
-		memcpy(t->z.data + t->runs[i].z_at, raw + t->runs[i].raw_at, t->runs[i].len);
+	for (size_t i = 0; i < t->nr_runs; i++) {
+		const struct snappy_run *r = &t->runs[i];
+
+		if (r->len == 8) /* a value: one move, no call */
+			memcpy(t->z.data + r->z_at, raw + r->raw_at, 8);
+		else
+			memcpy(t->z.data + r->z_at, raw + r->raw_at, r->len);
+	}
 }
 
 void snappy_template_free(struct snappy_template *t)
