@@ -120,7 +120,7 @@ static int compress_payload(const struct byte_buf *raw, const struct byte_buf *b
 	int err;
 
 	cpu = thread_cpu_ns();
-	err = block ? byte_buf_reserve(&z, block->len) : compress_body(c, raw->data, raw->len, &z);
+	err = block ? byte_buf_reserve(&z, block->len) : compress_body(&out->compressor, c, raw->data, raw->len, &z);
 	if (!err && block) {
 		memcpy(z.data, block->data, block->len);
 		z.len = block->len;
@@ -293,6 +293,7 @@ void payload_list_free(struct payload_list *l)
 	label_cache_free(l->cache);
 	l->cache = NULL;
 	kept_requests_clear(&l->kept);
+	compressor_free(&l->compressor);
 	free(l->p);
 	l->p = NULL;
 	l->cap = 0;

@@ -21,6 +21,7 @@
 
 #include "base/byte_buf.h"
 #include "series/series_set.h"
+#include "wire/compress.h"
 #include "wire/label_cache.h"
 #include "wire/request_patch.h"
 #include "wire/wire_format.h"
@@ -41,6 +42,7 @@ struct payload_list {
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
 	struct kept_requests kept; /* the last pass's requests, while the set keeps its shape */
+	struct compressor compressor; /* zstd's and deflate's state, kept across calls */
 	uint64_t compress_cpu_ns; /* CPU time spent compressing, added up over every call */
 };
 
