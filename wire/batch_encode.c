@@ -100,13 +100,20 @@ static int append_raw(struct byte_buf *dst, const struct byte_buf *src)
 	return 0;
 }
 
-/*
- * Encodes one request of @n ranges and compresses it into a payload of
- * @out. Several ranges (of several intervals) are encoded one by one and
- * their protobuf joined: a message's encodings concatenated are the
- * message with the repeated fields of all (remote write 1.0's timeseries,
- * OTLP's resource_metrics).
- */
+/* Room for request @at's body, kept across calls. */
+static struct byte_buf *body_buf(struct payload_list *out, size_t at)
+{
+	if (at == out->nr_bodies) {
+		void *nb = realloc(out->bodies, (at + 1) * sizeof(*out->bodies));
+
+		if (!nb)
+			return NULL;
+		out->bodies = nb;
+		out->bodies[out->nr_bodies++] = (struct byte_buf){ 0 };
+	}
+	return &out->bodies[at];
+}
+
 /*
  * Compresses the protobuf @raw of @nr_samples items into a payload of @out;
  * or takes @block, @raw compressed already, when it is not NULL.
@@ -114,30 +121,23 @@ static int append_raw(struct byte_buf *dst, const struct byte_buf *src)
 static int compress_payload(const struct byte_buf *raw, const struct byte_buf *block, size_t nr_samples,
 			    enum wire_format f, enum compression c, struct payload_list *out)
 {
-	struct payload p = { .format = f, .compression = c, .nr_samples = nr_samples };
-	struct byte_buf z = { 0 };
+	struct payload p = { .format = f, .compression = c, .nr_samples = nr_samples, .raw_len = raw->len };
+	struct byte_buf *z;
 	uint64_t cpu;
-	int err;
+	int err = 0;
 
 	cpu = thread_cpu_ns();
-	err = block ? byte_buf_reserve(&z, block->len) : compress_body(&out->compressor, c, raw->data, raw->len, &z);
-	if (!err && block) {
-		memcpy(z.data, block->data, block->len);
-		z.len = block->len;
+	if (block) {
+		p.body = block->data;
+		p.len = block->len;
+	} else if (!(z = body_buf(out, out->n))) {
+		err = -ENOMEM;
+	} else if (!(err = compress_body(&out->compressor, c, raw->data, raw->len, z))) {
+		p.body = z->data;
+		p.len = z->len;
 	}
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
-	if (err)
-		goto free_bufs;
-	p.body = z.data;
-	p.len = z.len;
-	p.raw_len = raw->len;
-	err = push_payload(out, &p);
-	if (err)
-		goto free_bufs;
-	z.data = NULL;
-free_bufs:
-	byte_buf_free(&z);
-	return err;
+	return err ? err : push_payload(out, &p);
 }
 
 /* The payload of a kept request: its block, patched, or its protobuf compressed. */
@@ -150,6 +150,13 @@ static int kept_payload(struct kept_request *r, enum wire_format f, enum compres
 	return compress_payload(&r->raw, block, r->to - r->from, f, c, out);
 }
 
+/*
+ * Encodes one request of @n ranges and compresses it into a payload of
+ * @out. Several ranges (of several intervals) are encoded one by one and
+ * their protobuf joined: a message's encodings concatenated are the
+ * message with the repeated fields of all (remote write 1.0's timeseries,
+ * OTLP's resource_metrics).
+ */
 static int encode_request(const struct range *r, size_t n, enum wire_format f, enum compression c,
 			  struct payload_list *out)
 {
@@ -280,14 +287,17 @@ int batch_encode(const struct series_set *set, enum wire_format f, enum compress
 
 void payload_list_clear(struct payload_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->p[i].body);
 	l->n = 0;
 }
 
 void payload_list_free(struct payload_list *l)
 {
 	payload_list_clear(l);
+	for (size_t i = 0; i < l->nr_bodies; i++)
+		byte_buf_free(&l->bodies[i]);
+	free(l->bodies);
+	l->bodies = NULL;
+	l->nr_bodies = 0;
 	byte_buf_free(&l->raw);
 	byte_buf_free(&l->joined);
 	label_cache_free(l->cache);

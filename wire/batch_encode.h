@@ -29,7 +29,7 @@
 struct payload {
 	enum wire_format format;
 	enum compression compression;
-	uint8_t *body;       /* compressed */
+	const uint8_t *body; /* compressed; the list's, valid until it is cleared */
 	size_t len;
 	size_t raw_len;      /* protobuf bytes before compression */
 	size_t nr_samples;   /* series items in the request (stale markers included) */
@@ -38,6 +38,13 @@ struct payload {
 struct payload_list {
 	struct payload *p;
 	size_t n, cap;
+	/*
+	 * bodies[i] holds request i's compressed bytes, kept with their room
+	 * across calls: an interval allocates, faults in and frees no body
+	 * (a kept remote write + snappy block is sent from where it lies).
+	 */
+	struct byte_buf *bodies;
+	size_t nr_bodies;
 	struct byte_buf raw; /* protobuf before compression, reused by every request */
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
@@ -67,6 +74,7 @@ int batch_encode(const struct series_set *set, enum wire_format f, enum compress
  */
 int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
 		      enum compression c, const struct batch_limits *lim, struct payload_list *out);
+/* Empties @l; what it keeps (bodies' room, label cache, kept requests) stays. */
 void payload_list_clear(struct payload_list *l);
 void payload_list_free(struct payload_list *l);
 
