@@ -26,6 +26,8 @@ struct delivery {
 	enum compression compression; /* as configured */
 	struct batch_limits limits;
 	struct payload_list payloads;
+	bool joining;      /* @payloads gathers intervals (delivery_join) */
+	bool joined_alone; /* the first of them went on its own (its requests became the kept ones) */
 	long last_logged_status;
 
 	struct spool *spool;      /* NULL without a spool */
@@ -256,11 +258,37 @@ static enum send_result spool_or_send(struct delivery *d, const struct payload *
 	return SEND_OK;
 }
 
+void delivery_send_joined(struct delivery *d);
+
+/* Delivers the encoded requests; SEND_FALLBACK when the receiver wants remote write 1.0 (nothing sent after). */
+static enum send_result send_payloads(struct delivery *d)
+{
+	for (size_t i = 0; i < d->payloads.n; i++) {
+		const struct payload *p = &d->payloads.p[i];
+
+		if ((d->spool ? spool_or_send(d, p) : send_payload(d, p)) == SEND_FALLBACK)
+			return SEND_FALLBACK;
+	}
+	if (d->spool)
+		spool_synced(d);
+	return SEND_OK;
+}
+
+/* Adds the CPU time since @cpu and the compression's since @compress to the stages. */
+static void add_encode_cpu(struct delivery *d, uint64_t cpu, uint64_t compress)
+{
+	compress = d->payloads.compress_cpu_ns - compress;
+	cpu = thread_cpu_ns() - cpu;
+	delivery_add_cpu(d, SENDER_CPU_COMPRESS, compress);
+	delivery_add_cpu(d, SENDER_CPU_ENCODE, cpu > compress ? cpu - compress : 0);
+}
+
 void delivery_send_sets(struct delivery *d, const struct series_set *const *sets, size_t nr_sets)
 {
 	uint64_t cpu, compress;
 	int err;
 
+	delivery_send_joined(d); /* what was joined is older: first */
 again:
 	payload_list_clear(&d->payloads);
 	cpu = thread_cpu_ns();
@@ -268,10 +296,7 @@ again:
 	/* after a fallback from 2.0 (snappy only) the configured compression still fits 1.0 */
 	err = batch_encode_sets(sets, nr_sets, d->format, compression_effective(d->format, d->compression),
 				&d->limits, &d->payloads);
-	compress = d->payloads.compress_cpu_ns - compress;
-	cpu = thread_cpu_ns() - cpu;
-	delivery_add_cpu(d, SENDER_CPU_COMPRESS, compress);
-	delivery_add_cpu(d, SENDER_CPU_ENCODE, cpu > compress ? cpu - compress : 0);
+	add_encode_cpu(d, cpu, compress);
 	if (err) {
 		size_t items = 0;
 
@@ -282,16 +307,65 @@ again:
 		delivery_count_drop(d, DROP_ENCODE, items);
 		return;
 	}
-	for (size_t i = 0; i < d->payloads.n; i++) {
-		const struct payload *p = &d->payloads.p[i];
-
-		if ((d->spool ? spool_or_send(d, p) : send_payload(d, p)) == SEND_FALLBACK) {
-			fall_back(d);
-			goto again;
-		}
+	if (send_payloads(d) == SEND_FALLBACK) {
+		fall_back(d);
+		goto again;
 	}
-	if (d->spool)
-		spool_synced(d);
+}
+
+int delivery_join(struct delivery *d, const struct series_set *set)
+{
+	uint64_t cpu = thread_cpu_ns(), compress = d->payloads.compress_cpu_ns;
+	size_t gathered;
+	int err;
+
+	/* 2.0 joins nothing (a symbol table per request): each interval on its own, from the kept requests */
+	if (d->format == WIRE_REMOTE_WRITE_V2) {
+		delivery_send_sets(d, &set, 1);
+		return 0;
+	}
+	if (!d->joining) {
+		payload_list_clear(&d->payloads);
+		d->joining = true;
+		d->joined_alone = false;
+	}
+	gathered = d->payloads.join.samples;
+	err = batch_join(set, d->format, d->compression, &d->limits, &d->payloads);
+	add_encode_cpu(d, cpu, compress);
+	if (err == -ESTALE && !d->joined_alone && !d->payloads.n && !gathered) {
+		/* the first of these: on its own, its requests kept as the pattern for the others */
+		d->joining = false;
+		delivery_send_sets(d, &set, 1);
+		payload_list_clear(&d->payloads);
+		d->joining = true;
+		d->joined_alone = true;
+		return 0;
+	}
+	if (err && err != -ESTALE) {
+		/* the request under way is lost with it */
+		mb_err("cannot encode an interval as %s: %s", wire_format_name(d->format), strerror(-err));
+		delivery_count_drop(d, DROP_ENCODE, gathered + set->nr_items);
+	}
+	return err == -ESTALE ? err : 0;
+}
+
+void delivery_send_joined(struct delivery *d)
+{
+	uint64_t cpu = thread_cpu_ns(), compress = d->payloads.compress_cpu_ns;
+	size_t gathered = d->payloads.join.samples;
+	int err;
+
+	if (!d->joining)
+		return;
+	d->joining = false;
+	err = batch_join_flush(d->format, d->compression, &d->payloads);
+	add_encode_cpu(d, cpu, compress);
+	if (err) {
+		mb_err("cannot encode intervals as %s: %s", wire_format_name(d->format), strerror(-err));
+		delivery_count_drop(d, DROP_ENCODE, gathered);
+	}
+	/* 2.0 joins nothing: no fallback can come from these requests */
+	send_payloads(d);
 }
 
 void delivery_send_set(struct delivery *d, const struct series_set *set)

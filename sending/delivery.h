@@ -99,6 +99,20 @@ void delivery_free(struct delivery *d);
 void delivery_send_set(struct delivery *d, const struct series_set *set);
 /* The same for intervals that waited together (oldest first), packed into few requests. */
 void delivery_send_sets(struct delivery *d, const struct series_set *const *sets, size_t nr_sets);
+/*
+ * Intervals that waited together, one at a time, each built into the same
+ * series set (so that it keeps its shape): delivery_join() patches @set
+ * into the kept requests and joins them (wire/batch_encode.h, batch_join).
+ * When nothing is kept for its shape yet, the first such @set is sent on
+ * its own, which keeps its requests for the others; remote write 2.0
+ * joins nothing and sends each @set so. -ESTALE, with nothing done, when
+ * @set cannot be joined (another shape): deliver what was joined with
+ * delivery_send_joined() (delivery_send_sets() does that first), then
+ * @set with delivery_send_sets(). Else 0; an encoding error is logged and
+ * counted. delivery_send_joined() delivers the joined requests.
+ */
+int delivery_join(struct delivery *d, const struct series_set *set);
+void delivery_send_joined(struct delivery *d);
 
 /*
  * Sends the spool's records oldest first while the collector takes them,

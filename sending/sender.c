@@ -227,9 +227,16 @@ static void process_batch(struct sender *s, struct snapshot *first)
 
 	while (first) {
 		size_t n = 0, built = 0, values = 0;
+		bool joining;
 
 		while (n < SENDER_MAX_PACK && values < max_values && (snaps[n] = next_in_order(s, &first)))
 			values += snaps[n++]->nr_values;
+		/*
+		 * Several: each built into the same set while they keep its shape,
+		 * and joined from the kept requests (the steady state); the rest
+		 * packed as they are.
+		 */
+		joining = n > 1;
 		for (size_t i = 0; i < n; i++) {
 			uint64_t cpu = thread_cpu_ns();
 			int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
@@ -239,12 +246,14 @@ static void process_batch(struct sender *s, struct snapshot *first)
 			if (err) {
 				mb_err("cannot build the series of an interval: %s", strerror(-err));
 				delivery_count_drop(s->delivery, DROP_ENCODE, snaps[i]->nr_values);
-			} else {
+			} else if (!(joining && delivery_join(s->delivery, &s->sets[built]) == 0)) {
+				joining = false; /* from here on packed as they are */
 				sets[built] = &s->sets[built];
 				built++;
 			}
 			snapshot_free(snaps[i]);
 		}
+		delivery_send_joined(s->delivery);
 		if (built)
 			delivery_send_sets(s->delivery, sets, built);
 		pthread_mutex_lock(&s->lock);

@@ -3,6 +3,7 @@
 #include "base/clock.h"
 #include "wire/compress.h"
 #include "wire/encoders.h"
+#include "wire/pb_write.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -89,14 +90,14 @@ struct range {
 	size_t from, to;
 };
 
-static int append_raw(struct byte_buf *dst, const struct byte_buf *src)
+static int append_bytes(struct byte_buf *dst, const uint8_t *src, size_t len)
 {
-	int err = byte_buf_reserve(dst, dst->len + src->len);
+	int err = byte_buf_reserve(dst, dst->len + len);
 
 	if (err)
 		return err;
-	memcpy(dst->data + dst->len, src->data, src->len);
-	dst->len += src->len;
+	memcpy(dst->data + dst->len, src, len);
+	dst->len += len;
 	return 0;
 }
 
@@ -176,7 +177,7 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 		for (size_t k = 0; k < n && !err; k++) {
 			err = encode_one(r[k].set, r[k].from, r[k].to, f, out->cache, &out->raw, NULL);
 			if (!err)
-				err = append_raw(&out->joined, &out->raw);
+				err = append_bytes(&out->joined, out->raw.data, out->raw.len);
 		}
 		raw = &out->joined;
 	}
@@ -251,16 +252,112 @@ static int encode_patched(const struct series_set *set, enum wire_format f, enum
 	return 0;
 }
 
-int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
-		      enum compression c, const struct batch_limits *lim, struct payload_list *out)
+/* The request @j has gathered, as a payload of @out; @j is empty after. */
+static int flush_joined(struct joined *j, enum wire_format f, enum compression c, struct payload_list *out)
+{
+	struct payload p = { .format = f, .compression = c, .nr_samples = j->samples, .raw_len = j->raw_len };
+	struct byte_buf *z;
+	uint64_t cpu;
+	int err;
+
+	if (!j->samples)
+		return 0;
+	if (!j->snappy) {
+		err = compress_payload(&out->joined, NULL, j->samples, f, c, out);
+		goto empty;
+	}
+	cpu = thread_cpu_ns();
+	z = body_buf(out, out->n);
+	err = z ? byte_buf_reserve(z, 10 + out->joined.len) : -ENOMEM;
+	if (!err) {
+		/* a block: the length of what it decompresses to, then its elements */
+		z->len = (size_t)(pb_varint(z->data, j->raw_len) - z->data);
+		memcpy(z->data + z->len, out->joined.data, out->joined.len);
+		z->len += out->joined.len;
+		p.body = z->data;
+		p.len = z->len;
+		err = push_payload(out, &p);
+	}
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
+empty:
+	*j = (struct joined){ 0 };
+	out->joined.len = 0;
+	return err;
+}
+
+/* Appends kept request @r, patched, to the request @j gathers; sends that first when @r would not fit. */
+static int join_kept(struct joined *j, struct kept_request *r, enum wire_format f, enum compression c,
+		     const struct batch_limits *lim, struct payload_list *out)
+{
+	size_t max_samples = lim->max_samples ? lim->max_samples : BATCH_DEFAULT_MAX_SAMPLES;
+	size_t max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
+	size_t samples = r->to - r->from, skip = 0;
+	const struct byte_buf *block = NULL;
+	uint64_t cpu = thread_cpu_ns();
+	int err = 0;
+
+	if (c == COMPRESSION_SNAPPY)
+		block = kept_request_block(r);
+	/* 2.0 joins nothing: its symbol table is per request */
+	if (j->samples && (f == WIRE_REMOTE_WRITE_V2 || j->snappy != !!block ||
+			   j->samples + samples > max_samples || j->raw_len + r->raw.len > max_bytes))
+		err = flush_joined(j, f, c, out);
+	if (err)
+		return err;
+	j->snappy = block != NULL;
+	if (block) {
+		/*
+		 * Without its length: a copy counts its offset back from where it
+		 * lies, so blocks' elements one after another decompress to their
+		 * protobufs one after another.
+		 */
+		while (skip < block->len && block->data[skip] & 0x80)
+			skip++;
+		err = append_bytes(&out->joined, block->data + skip + 1, block->len - skip - 1);
+	} else {
+		err = append_bytes(&out->joined, r->raw.data, r->raw.len);
+	}
+	j->samples += samples;
+	j->raw_len += r->raw.len;
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
+	return err;
+}
+
+int batch_join(const struct series_set *set, enum wire_format f, enum compression c,
+	       const struct batch_limits *lim, struct payload_list *out)
 {
 	int err = 0;
 
-	if (!out->cache && !(out->cache = label_cache_new()))
-		return -ENOMEM;
 	c = compression_effective(f, c);
-	if (nr_sets == 1 && kept_fits(&out->kept, sets[0], f, c, lim))
-		return encode_patched(sets[0], f, c, out);
+	if (f == WIRE_REMOTE_WRITE_V2 || !kept_fits(&out->kept, set, f, c, lim))
+		return -ESTALE;
+	for (size_t i = 0; i < out->kept.nr && !err; i++) {
+		struct kept_request *r = &out->kept.req[i];
+
+		if (!kept_request_patch(r, set, f))
+			err = encode_kept(set, r->from, r->to, f, out, i);
+		if (!err)
+			err = join_kept(&out->join, r, f, c, lim, out);
+	}
+	if (err) {
+		kept_requests_clear(&out->kept);
+		out->join = (struct joined){ 0 };
+		out->joined.len = 0;
+	}
+	return err;
+}
+
+int batch_join_flush(enum wire_format f, enum compression c, struct payload_list *out)
+{
+	return flush_joined(&out->join, f, compression_effective(f, c), out);
+}
+
+/* Encodes @sets from their labels; keeps the requests when they are of one set of a known shape. */
+static int encode_fresh(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
+			enum compression c, const struct batch_limits *lim, struct payload_list *out)
+{
+	int err = 0;
+
 	kept_requests_clear(&out->kept);
 	if (nr_sets == 1 && sets[0]->shape)
 		out->kept = (struct kept_requests){ .shape = sets[0]->shape, .format = f, .compression = c,
@@ -279,6 +376,17 @@ int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum
 	return err;
 }
 
+int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
+		      enum compression c, const struct batch_limits *lim, struct payload_list *out)
+{
+	if (!out->cache && !(out->cache = label_cache_new()))
+		return -ENOMEM;
+	c = compression_effective(f, c);
+	if (nr_sets == 1 && kept_fits(&out->kept, sets[0], f, c, lim))
+		return encode_patched(sets[0], f, c, out);
+	return encode_fresh(sets, nr_sets, f, c, lim, out);
+}
+
 int batch_encode(const struct series_set *set, enum wire_format f, enum compression c,
 		 const struct batch_limits *lim, struct payload_list *out)
 {
@@ -288,6 +396,8 @@ int batch_encode(const struct series_set *set, enum wire_format f, enum compress
 void payload_list_clear(struct payload_list *l)
 {
 	l->n = 0;
+	l->join = (struct joined){ 0 };
+	l->joined.len = 0;
 }
 
 void payload_list_free(struct payload_list *l)

@@ -16,6 +16,7 @@
 #ifndef MEMCG_BPF_BATCH_ENCODE_H
 #define MEMCG_BPF_BATCH_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,12 @@ struct payload {
 	size_t nr_samples;   /* series items in the request (stale markers included) */
 };
 
+/* A request joined from kept requests of several intervals (batch_join). */
+struct joined {
+	size_t samples, raw_len;
+	bool snappy; /* the list's joined buffer holds snappy elements; else protobuf */
+};
+
 struct payload_list {
 	struct payload *p;
 	size_t n, cap;
@@ -47,6 +54,7 @@ struct payload_list {
 	size_t nr_bodies;
 	struct byte_buf raw; /* protobuf before compression, reused by every request */
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
+	struct joined join;     /* what batch_join() has gathered in @joined */
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
 	struct kept_requests kept; /* the last pass's requests, while the set keeps its shape */
 	struct compressor compressor; /* zstd's and deflate's state, kept across calls */
@@ -74,6 +82,24 @@ int batch_encode(const struct series_set *set, enum wire_format f, enum compress
  */
 int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
 		      enum compression c, const struct batch_limits *lim, struct payload_list *out);
+/*
+ * The steady state for intervals that wait together (a collector that fell
+ * behind), one interval at a time, so that each is built into the same
+ * series set and keeps its shape: batch_join() patches the kept requests
+ * with @set's samples and appends their bytes to requests joined up to the
+ * limits (remote write 1.0's snappy blocks by their elements: a copy
+ * counts its offset back from where it lies, so elements of blocks one
+ * after another decompress to their protobufs one after another; OTLP as
+ * protobuf, compressed once per joined request). No labels are looked up
+ * and no block is compressed again: catching up costs what the intervals
+ * cost alone. -ESTALE, with nothing done, when @set is not of the kept
+ * shape, or for remote write 2.0 (a symbol table per request): encode it
+ * with batch_encode_sets() after batch_join_flush(). batch_join_flush()
+ * ends the request under way as a payload of @out.
+ */
+int batch_join(const struct series_set *set, enum wire_format f, enum compression c,
+	       const struct batch_limits *lim, struct payload_list *out);
+int batch_join_flush(enum wire_format f, enum compression c, struct payload_list *out);
 /* Empties @l; what it keeps (bodies' room, label cache, kept requests) stays. */
 void payload_list_clear(struct payload_list *l);
 void payload_list_free(struct payload_list *l);

@@ -240,7 +240,7 @@ static uint8_t *ungzip(const struct payload *p, size_t *len)
 
 	memset(&z, 0, sizeof(z));
 	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = p->body;
+	z.next_in = (Bytef *)p->body;
 	z.avail_in = (uInt)p->len;
 	z.next_out = out;
 	z.avail_out = (uInt)p->raw_len + 1;
@@ -921,6 +921,146 @@ static void test_steady_requests_patched(void **state)
 	}
 }
 
+/*
+ * @pl's requests (snappy blocks decompressed) joined into one message
+ * (remote write 1.0 and OTLP: a message's encodings concatenated are the
+ * message of all their repeated fields), decoded and packed again by
+ * protobuf-c; its length in @len. Every request within @lim.
+ */
+static uint8_t *joined_message(enum wire_format f, const struct payload_list *pl, const struct batch_limits *lim,
+			       size_t *len)
+{
+	struct payload all = { .format = f };
+	uint8_t *cat = NULL, *again;
+	ProtobufCMessage *m;
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		size_t rl = pl->p[i].len;
+		uint8_t *raw = pl->p[i].compression == COMPRESSION_SNAPPY ? unsnappy(&pl->p[i], &rl) : NULL;
+
+		assert_true(pl->p[i].nr_samples <= lim->max_samples && pl->p[i].raw_len <= lim->max_bytes);
+		assert_int_equal(rl, pl->p[i].raw_len);
+		cat = realloc(cat, n + rl);
+		memcpy(cat + n, raw ? raw : pl->p[i].body, rl);
+		n += rl;
+		free(raw);
+	}
+	all.body = cat;
+	all.len = n;
+	m = unpack(f, &all);
+	assert_non_null(m);
+	*len = protobuf_c_message_get_packed_size(m);
+	again = malloc(*len ? *len : 1);
+	assert_int_equal(protobuf_c_message_pack(m, again), *len);
+	protobuf_c_message_free_unpacked(m, NULL);
+	free(cat);
+	return again;
+}
+
+/*
+ * Intervals that wait together (a collector that fell behind), built one
+ * after another into the same set, are patched from the kept requests and
+ * joined up to the limits (batch_join): the same series and samples as
+ * encoding them from their labels, through a value turning 0 and back and
+ * a timestamp varint that grows (rounds 1 to 4). Not joined: remote write
+ * 2.0, a set of another shape, and anything while no requests are kept.
+ */
+static void test_intervals_joined_from_kept(void **state)
+{
+	static const struct {
+		enum wire_format f;
+		enum compression c;
+	} combos[] = {
+		{ WIRE_REMOTE_WRITE, COMPRESSION_SNAPPY }, { WIRE_REMOTE_WRITE, COMPRESSION_NONE },
+		{ WIRE_OTLP, COMPRESSION_NONE }, { WIRE_OTLP, COMPRESSION_ZSTD },
+	};
+	static const size_t max_samples[] = { 80, 1000 }; /* two intervals per request; all four */
+
+	for (size_t k = 0; k < ARRAY_SIZE(combos); k++) {
+		for (size_t m = 0; m < ARRAY_SIZE(max_samples); m++) {
+			struct batch_limits lim = { .max_samples = max_samples[m], .max_bytes = 1 << 20 };
+			enum wire_format f = combos[k].f;
+			struct stale_tracker *st = stale_tracker_new(), *st_fresh = stale_tracker_new();
+			struct series_set set, fresh_sets[5], other;
+			const struct series_set *four[4];
+			struct payload_list kept = { 0 }, fresh = { 0 };
+			size_t a_len, b_len, samples = 0;
+			uint8_t *a, *b;
+
+			series_set_init(&set);
+			series_set_init(&other);
+			build_steady_round(&set, st, 0, 12);
+			assert_int_equal(batch_join(&set, f, combos[k].c, &lim, &kept), -ESTALE); /* nothing kept */
+			assert_int_equal(batch_encode(&set, f, combos[k].c, &lim, &kept), 0);
+			payload_list_clear(&kept);
+			for (int round = 0; round < 5; round++) {
+				series_set_init(&fresh_sets[round]);
+				build_steady_round(&fresh_sets[round], st_fresh, round, 12);
+			}
+			for (int round = 1; round < 5; round++) {
+				build_steady_round(&set, st, round, 12);
+				four[round - 1] = &fresh_sets[round];
+				samples += set.nr_items;
+				assert_int_equal(batch_join(&set, f, combos[k].c, &lim, &kept), 0);
+			}
+			assert_int_equal(batch_join_flush(f, combos[k].c, &kept), 0);
+			assert_int_equal(kept.n, max_samples[m] == 80 ? 2 : 1);
+			assert_int_equal(kept.p[0].nr_samples + (kept.n > 1 ? kept.p[1].nr_samples : 0), samples);
+			/* another shape: a set of its own */
+			build_steady_round(&other, NULL, 1, 11);
+			assert_int_equal(batch_join(&other, f, combos[k].c, &lim, &kept), -ESTALE);
+			/* each interval encoded on its own: the requests the kept ones were cut as */
+			for (int i = 0; i < 4; i++)
+				assert_int_equal(batch_encode(four[i], f, COMPRESSION_NONE, &lim, &fresh), 0);
+			if (combos[k].c == COMPRESSION_ZSTD) {
+				for (size_t i = 0; i < kept.n; i++) {
+					uint8_t *raw = malloc(kept.p[i].raw_len);
+
+					assert_int_equal(ZSTD_decompress(raw, kept.p[i].raw_len, kept.p[i].body, kept.p[i].len),
+							 kept.p[i].raw_len);
+					kept.p[i].body = raw;
+					kept.p[i].len = kept.p[i].raw_len;
+					kept.p[i].compression = COMPRESSION_NONE;
+				}
+			}
+			a = joined_message(f, &kept, &lim, &a_len);
+			b = joined_message(f, &fresh, &lim, &b_len);
+			assert_int_equal(a_len, b_len);
+			assert_memory_equal(a, b, a_len);
+			free(a);
+			free(b);
+			if (combos[k].c == COMPRESSION_ZSTD)
+				for (size_t i = 0; i < kept.n; i++)
+					free((void *)kept.p[i].body);
+			payload_list_free(&kept);
+			payload_list_free(&fresh);
+			for (int round = 0; round < 5; round++)
+				series_set_free(&fresh_sets[round]);
+			series_set_free(&set);
+			series_set_free(&other);
+			stale_tracker_free(st);
+			stale_tracker_free(st_fresh);
+		}
+	}
+	/* 2.0: never joined */
+	{
+		struct batch_limits lim = { 0 };
+		struct stale_tracker *st = stale_tracker_new();
+		struct payload_list pl = { 0 };
+		struct series_set set;
+
+		series_set_init(&set);
+		build_steady_round(&set, st, 0, 12);
+		assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_SNAPPY, &lim, &pl), 0);
+		build_steady_round(&set, st, 1, 12);
+		assert_int_equal(batch_join(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_SNAPPY, &lim, &pl), -ESTALE);
+		payload_list_free(&pl);
+		series_set_free(&set);
+		stale_tracker_free(st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +1079,7 @@ int main(void)
 		cmocka_unit_test(test_v2_strings_bounded_under_churn),
 		cmocka_unit_test(test_compression_rules),
 		cmocka_unit_test(test_steady_requests_patched),
+		cmocka_unit_test(test_intervals_joined_from_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -795,12 +795,95 @@ static void test_spool_keeps_requests_for_the_next_start(void **state)
 	assert_int_equal(delivery_spool_pending(w.d), 0);
 }
 
+/* Round @salt of @n cgroups, built into @set against @st: the same set and tracker keep the shape. */
+static void build_round(struct series_set *set, struct stale_tracker *st, size_t n, uint64_t salt)
+{
+	static const struct series_opts o = { .host = "h1" };
+	const struct stat_def *cols[1] = { stat_lookup("anon") };
+	struct sample_table t;
+	struct snapshot *snap;
+	char path[32];
+
+	sample_table_init(&t, cols, 1);
+	t.timestamp_ns = 1700000000000000000ULL + salt * 1000000000ULL;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/grp-%zu", i);
+		sample_table_add(&t, i + 1, path, 1)->values[0] = 4096 * (i + salt + 1);
+	}
+	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &snap), 0);
+	sample_table_free(&t);
+	assert_int_equal(series_set_build(set, &o, snap, st), 0);
+	snapshot_free(snap);
+}
+
+/*
+ * Intervals that waited together, joined one at a time: the first goes on
+ * its own (its requests become the kept ones), the others are patched
+ * into requests of up to MaxSamplesPerSend; another shape is refused
+ * (-ESTALE) and sent by delivery_send_sets() after what was joined.
+ */
+static void test_waiting_intervals_joined(void **state)
+{
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set, other;
+	const struct series_set *one = &other;
+
+	w.opts.limits.max_samples = 10; /* two intervals of 5 */
+	start(WIRE_REMOTE_WRITE, 1);
+	SCRIPT({ .status = 204 }, { .status = 204 }, { .status = 204 }, { .status = 204 });
+	series_set_init(&set);
+	for (uint64_t round = 0; round < 4; round++) {
+		build_round(&set, st, 5, round);
+		assert_int_equal(delivery_join(w.d, &set), 0);
+	}
+	assert_int_equal(w.nr_calls, 1); /* round 0, on its own */
+	series_set_init(&other);
+	build_round(&other, NULL, 3, 5); /* another shape */
+	assert_int_equal(delivery_join(w.d, &other), -ESTALE);
+	delivery_send_sets(w.d, &one, 1); /* what was joined first */
+	assert_int_equal(w.nr_calls, 4);
+	expect_call(0, 0, WIRE_REMOTE_WRITE, 5);
+	expect_call(1, 0, WIRE_REMOTE_WRITE, 10);
+	expect_call(2, 0, WIRE_REMOTE_WRITE, 5);
+	expect_call(3, 0, WIRE_REMOTE_WRITE, 3);
+	assert_int_equal(stats().samples_sent, 23);
+	expect_no_drops();
+	series_set_free(&set);
+	series_set_free(&other);
+	stale_tracker_free(st);
+}
+
+/* Remote write 2.0 joins nothing: each interval is sent as it comes. */
+static void test_waiting_intervals_rw2_each_alone(void **state)
+{
+	struct stale_tracker *st = stale_tracker_new();
+	struct series_set set;
+
+	w.opts.limits.max_samples = 10;
+	start(WIRE_REMOTE_WRITE_V2, 1);
+	SCRIPT({ .status = 204, .written = true }, { .status = 204, .written = true },
+	       { .status = 204, .written = true });
+	series_set_init(&set);
+	for (uint64_t round = 0; round < 3; round++) {
+		build_round(&set, st, 5, round);
+		assert_int_equal(delivery_join(w.d, &set), 0);
+		assert_int_equal(w.nr_calls, round + 1);
+		expect_call(round, 0, WIRE_REMOTE_WRITE_V2, 5);
+	}
+	delivery_send_joined(w.d);
+	assert_int_equal(w.nr_calls, 3);
+	series_set_free(&set);
+	stale_tracker_free(st);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define S(fn) cmocka_unit_test_setup_teardown(fn, setup_spool, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_2xx_sends_each_request_once),
+		T(test_waiting_intervals_joined),
+		T(test_waiting_intervals_rw2_each_alone),
 		T(test_cpu_is_charged_to_its_stage),
 		T(test_rw2_with_written_headers_is_sent),
 		T(test_rw2_2xx_without_written_headers_falls_back),
