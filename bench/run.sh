@@ -24,7 +24,8 @@
 #   bench_core      memcg-bench with bpf-core in the bpf columns.
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
 # fallback:bench_core_612 bookworm:bench_core_61"); "kfunc:bench_agent" runs
-# encode-bench (1,000 and 10,000 cgroups) and bench_collectd alone.
+# encode-bench (1,000 and 10,000 cgroups), bench_collectd and
+# bench_soak_sink; "kfunc:bench_collectd" bench_collectd alone.
 # Prints the tables, the main one also as Markdown, and draws it as a PNG
 # (gnuplot) into $MEMCG_BPF_BUILDDIR/bench-logs/bench.png. Not a test: it
 # only fails when it cannot run.
@@ -79,6 +80,7 @@ MEMCG_BPF_VM_KERNELS=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench fallback:bench_core_
 rc=$?
 proto=$logs/bench.vmtest.log
 [ -s "$proto" ] || proto=$logs/bench_agent.vmtest.log
+[ -s "$proto" ] || proto=$logs/bench_collectd.vmtest.log
 kernel=$(tr -d '\r' < "$proto" 2>/dev/null | sed -n 's/^VMTEST KERNEL //p' | head -n 1)
 info() { tr -d '\r' < "${2:-$proto}" 2>/dev/null | sed -n "s/^VMTEST INFO [^ ]* $1: //p"; }
 for set in bench_core_612 bench_core_61; do

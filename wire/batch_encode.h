@@ -62,8 +62,8 @@ struct payload_list {
 };
 
 /* Per request; 0 takes the default. */
-#define BATCH_DEFAULT_MAX_SAMPLES 10000
-#define BATCH_DEFAULT_MAX_BYTES (4u << 20)
+#define BATCH_DEFAULT_MAX_SAMPLES 50000
+#define BATCH_DEFAULT_MAX_BYTES (8u << 20)
 
 struct batch_limits {
 	size_t max_samples;

@@ -158,10 +158,17 @@ missing_cgroups() {
 #                   collectd's per-value path
 #   rw1percgroup    rw1 with DispatchValues true and ValuesPerCgroup true
 #                   (one value list per cgroup)
-#   rw1big          rw1 with MaxSamplesPerSend 10000 (fewer, larger POSTs)
+#   rw1small        rw1 with MaxSamplesPerSend 10000 (the default until
+#                   2026-12-02: two requests per interval at 1,000 cgroups)
+#   rw1sink         rw1 into bench/http_sink.c instead of VictoriaMetrics:
+#                   a loopback receiver that keeps nothing (checks that
+#                   every snappy body decompresses), so that at 10,000
+#                   cgroups no database shares the guest's 2 vCPUs
 #   none            no URL, DispatchValues true: collectd's path only
 #   nofile          as none, collectd started with a soft fd limit of
 #                   65536 instead of the inherited 1024
+# VMTEST_CD_PERF=1 (with perf in the initramfs) also profiles collectd over
+# the measured intervals and prints the top of perf report to the log.
 # The figures are per sample (mean of VMTEST_CD_INTERVALS after
 # VMTEST_CD_WARMUP), so the interval does not enter them as long as the
 # daemon keeps up (the interval_s column shows the mean spacing of samples).
@@ -179,7 +186,8 @@ bench_collectd_run() {
 	rw1values) format=rw1 more="  DispatchValues true" ;;
 	rw1percgroup) format=rw1 more="  DispatchValues true
   ValuesPerCgroup true" ;;
-	rw1big) format=rw1 more="  MaxSamplesPerSend 10000" ;;
+	rw1small) format=rw1 more="  MaxSamplesPerSend 10000" ;;
+	rw1sink) format=sink ;;
 	rw2) format=rw2 more="  Format \"remote_write_v2\"" ;;
 	otlp) format=otlp more="  Format \"otlp\"
   Compression \"zstd\"" ;;
@@ -187,8 +195,15 @@ bench_collectd_run() {
 	nofile) nofile=65536 label=$backend/nofile=65536 ;;
 	*) why "unknown variant $variant"; return 1 ;;
 	esac
-	if [ -n "$format" ]; then
+	if [ "$format" = sink ]; then
+		command -v http-sink >/dev/null || { why "http-sink is not in the initramfs"; return 1; }
+		http-sink 9411 "$d/sink.stats" > "$d/sink.out" 2>&1 &
+		sink=$!
+		RECEIVER_URL=http://127.0.0.1:9411/api/v1/write
+	elif [ -n "$format" ]; then
 		receiver_for "$format" || return 1
+	fi
+	if [ -n "$format" ]; then
 		extra="  URL \"$RECEIVER_URL\"
   Label \"bench_run\" \"$run\"
 $more"
@@ -198,13 +213,43 @@ $more"
 $extra" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
+	if [ -n "${VMTEST_CD_PERF:-}" ] && command -v perf >/dev/null; then
+		# where collectd's CPU goes in the measured intervals (perf is the
+		# host's, put in by MEMCG_BPF_VM_FILES)
+		wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
+		perf record -q -e cpu-clock -F 499 -g -p $cpid -o "$d/perf.data" -- sleep $((n * ival)) \
+			> "$d/perf.out" 2>&1 &
+		perfpid=$!
+	fi
 	wait_marks "$d" $((warm + n + 1)) $cpid $(((warm + n) * ival * 3 + 60)) "$label at $size" || return 1
+	if [ -n "${perfpid:-}" ]; then
+		wait $perfpid
+		perfpid=
+		{
+			echo "$label $size (cpu-clock; by thread, object and symbol; self)"
+			perf report -i "$d/perf.data" --stdio --no-children --sort comm,dso,sym -g none 2>&1 |
+				grep -v '^#' | grep -v '^$' | head -n "${VMTEST_CD_PERF_LINES:-50}"
+			echo "$label $size (callers of the top symbols)"
+			perf report -i "$d/perf.data" --stdio --no-children --sort sym -g caller,0.5,callee \
+				--percent-limit 4 2>&1 | grep -v '^#' | grep -v '^$' | head -n 150
+		} > "$d/perf.txt"
+		while IFS= read -r l; do info "perf: $l"; done < "$d/perf.txt"
+	fi
 	rss=$(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$cpid/status")
 	echo "---- $label $size: marks"
 	cat "$d/marks"
 	stop_checked $cpid "$d" "$backend" "$label at $size" || return 1
 	got=-
-	if [ -n "$format" ]; then
+	if [ "$format" = sink ]; then
+		kill "$sink"
+		wait "$sink" 2>/dev/null
+		sink=
+		read -r _ got _ _ _ bad < "$d/sink.stats" || { why "$label at $size: no stats from http-sink"; return 1; }
+		echo "http-sink: $(cat "$d/sink.stats")"
+		[ "$got" -gt 0 ] && [ "$bad" -eq 0 ] ||
+			{ why "$label at $size: http-sink took $got requests, $bad snappy bodies broken"; return 1; }
+		got=${got}req
+	elif [ -n "$format" ]; then
 		# The receiver makes what it took searchable within seconds, but
 		# registers new series slowly under TCG (VictoriaMetrics: ~100 s for
 		# 140,000): wait for them, so that the next run does not share the
@@ -262,8 +307,12 @@ grow_tree() { # PARENT SIZE: c0 .. c(SIZE-1) below PARENT; $have counts them
 	done
 }
 
-BENCH_RUNS_DEFAULT="1000:1:bpf:rw1 1000:1:bpf:rw2 1000:1:bpf:otlp 1000:1:bpf:rw1values 1000:1:bpf:rw1percgroup
-1000:1:text:rw1 1000:1:netdata 10000:1:bpf:rw1 10000:1:bpf:rw2 10000:1:bpf:otlp 10000:1:bpf:rw1percgroup
+# At 10,000 cgroups the bpf rows ship into http-sink: a database in the
+# guest takes 190,000 samples per second on the same 2 TCG vCPUs and falls
+# behind (VictoriaMetrics held 7,896 of 10,000 cgroups' series after its
+# wait on 2026-12-02), which then sets the sender's pace.
+BENCH_RUNS_DEFAULT="1000:1:bpf:rw1 1000:1:bpf:rw1small 1000:1:bpf:rw1sink 1000:1:bpf:rw2 1000:1:bpf:otlp
+1000:1:bpf:rw1values 1000:1:bpf:rw1percgroup 1000:1:text:rw1 1000:1:netdata 10000:1:bpf:rw1sink
 10000:1:text:rw1 10000:1:netdata"
 
 t_bench_collectd() {
@@ -289,7 +338,7 @@ t_bench_collectd() {
 		grow_tree "$parent" "$size" || return 1
 		ncg=$(count_cgroups "$CG")
 		echo "tree of $size: $ncg cgroups in all, made in $(($(date +%s) - start))s; $(grep MemAvailable /proc/meminfo)"
-		bench_collectd_run "$size" "$backend" "$ncg" "$ival" "$variant" || { receivers_stop; return 1; }
+		bench_collectd_run "$size" "$backend" "$ncg" "$ival" "$variant" || { soak_stop; receivers_stop; return 1; }
 	done
 	receivers_stop
 }

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_core*
+# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_collectd|bench_core*
 #   kfunc     a kernel with the memcg kfuncs (Linux >= 7.0)
 #   fallback  a kernel without them (6.12): bpf-core, and text
 #   bookworm  Debian 12's kernel (6.1): bpf-core, and text
@@ -876,11 +876,14 @@ bench_agent) # the agent's cost alone (the sender, bench_collectd, the soak into
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak_sink t_bench_soak_sink
 	;;
+bench_collectd) # bench_collectd alone (VMTEST_CD_RUNS picks its rows)
+	run_test bench_collectd t_bench_collectd
+	;;
 bench_core*)
 	run_test bench_core t_bench_core
 	;;
 *)
-	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_core*)"
+	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_collectd|bench_core*)"
 	FAILED=$((FAILED + 1))
 	;;
 esac
