@@ -11,7 +11,51 @@ static void kept_request_free(struct kept_request *r)
 {
 	byte_buf_free(&r->raw);
 	free(r->slots);
+	free(r->src);
 	snappy_template_free(&r->block);
+}
+
+/*
+ * Maps each run of @r's block to the sample field it lies in (runs and
+ * samples both come in the protobuf's order). False when a run is not
+ * within one field: then the block is patched from @raw.
+ */
+static bool map_runs(struct kept_request *r, size_t ts_len)
+{
+	const struct snappy_template *t = &r->block;
+	size_t n = r->to - r->from, s = 0;
+	void *p = realloc(r->src, (t->nr_runs ? t->nr_runs : 1) * sizeof(*r->src));
+
+	if (!p)
+		return false;
+	r->src = p;
+	for (size_t i = 0; i < t->nr_runs; i++) {
+		const struct snappy_run *run = &t->runs[i];
+		uint32_t at[2], len[2] = { 8, (uint32_t)ts_len };
+		int f;
+
+		/* the first sample whose fields do not all end before the run */
+		for (; s < n; s++) {
+			const struct sample_slot *sl = &r->slots[s];
+			uint32_t end = sl->ts_at + len[RUN_TS];
+
+			if (sl->value_at != SAMPLE_SLOT_NONE && sl->value_at + len[RUN_VALUE] > end)
+				end = sl->value_at + len[RUN_VALUE];
+			if (run->raw_at < end)
+				break;
+		}
+		if (s == n)
+			return false;
+		at[RUN_VALUE] = r->slots[s].value_at;
+		at[RUN_TS] = r->slots[s].ts_at;
+		for (f = 0; f < 2; f++)
+			if (at[f] != SAMPLE_SLOT_NONE && run->raw_at >= at[f] && run->raw_at + run->len <= at[f] + len[f])
+				break;
+		if (f == 2)
+			return false;
+		r->src[i] = (struct run_source){ (uint32_t)s, (uint8_t)f, (uint8_t)(run->raw_at - at[f]) };
+	}
+	return true;
 }
 
 void kept_requests_clear(struct kept_requests *k)
@@ -48,6 +92,7 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	r->to = to;
 	r->ts_ms = ts_ms;
 	r->has_block = false;
+	r->direct = false;
 	err = byte_buf_reserve(&r->raw, raw->len ? raw->len : 1);
 	if (err)
 		return err;
@@ -58,6 +103,7 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	err = snappy_template_build(&r->block, r->raw.data, r->raw.len, slots, to - from,
 				    pb_varint_size((uint64_t)ts_ms));
 	r->has_block = !err;
+	r->direct = r->has_block && map_runs(r, pb_varint_size((uint64_t)ts_ms));
 	return err == -EAGAIN ? 0 : err;
 }
 
@@ -82,6 +128,27 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
+/* The samples of @set written into @r's block where its runs say (@r->direct). */
+static void patch_block(struct kept_request *r, const struct series_set *set, const uint8_t *ts)
+{
+	uint8_t *z = r->block.z.data;
+
+	for (size_t i = 0; i < r->block.nr_runs; i++) {
+		const struct snappy_run *run = &r->block.runs[i];
+		const struct run_source *src = &r->src[i];
+		uint8_t value[8];
+		uint64_t bits;
+
+		if (src->field == RUN_TS) {
+			memcpy(z + run->z_at, ts + src->off, run->len);
+			continue;
+		}
+		memcpy(&bits, &set->items[r->from + src->slot].value, sizeof(bits));
+		put_le64(value, bits);
+		copy_small(z + run->z_at, value + src->off, run->len);
+	}
+}
+
 bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f)
 {
 	bool varint_ts = f != WIRE_OTLP;
@@ -100,6 +167,11 @@ bool kept_request_patch(struct kept_request *r, const struct series_set *set, en
 		put_le64(ts, (uint64_t)set->ts_ms * 1000000u);
 		ts_len = 8;
 	}
+	r->ts_ms = set->ts_ms;
+	if (r->direct) {
+		patch_block(r, set, ts);
+		return true;
+	}
 	for (size_t i = r->from; i < r->to; i++) {
 		const struct sample_slot *s = &r->slots[i - r->from];
 		uint8_t value[8];
@@ -112,7 +184,6 @@ bool kept_request_patch(struct kept_request *r, const struct series_set *set, en
 		}
 		copy_small(r->raw.data + s->ts_at, ts, ts_len);
 	}
-	r->ts_ms = set->ts_ms;
 	return true;
 }
 
@@ -120,6 +191,7 @@ const struct byte_buf *kept_request_block(struct kept_request *r)
 {
 	if (!r->has_block)
 		return NULL;
-	snappy_template_patch(&r->block, r->raw.data);
+	if (!r->direct) /* else patched already */
+		snappy_template_patch(&r->block, r->raw.data);
 	return &r->block.z;
 }

@@ -30,13 +30,31 @@
 #include "wire/wire_format.h"
 
 
+/* Which bytes of which sample one run of a kept block holds. */
+struct run_source {
+	uint32_t slot;   /* the sample: @slots' index */
+	uint8_t field;   /* RUN_VALUE or RUN_TS */
+	uint8_t off;     /* the run's first byte within the field */
+};
+
+#define RUN_VALUE 0
+#define RUN_TS 1
+
 struct kept_request {
 	size_t from, to;          /* the set's items it holds */
-	struct byte_buf raw;      /* its protobuf, before compression */
+	struct byte_buf raw;      /* its protobuf, before compression (not patched while @direct) */
 	struct sample_slot *slots; /* to - from */
 	int64_t ts_ms;            /* the timestamp written now */
 	bool has_block;           /* remote write + snappy: @block is kept too */
 	struct snappy_template block;
+	/*
+	 * Each run of @block lies within one sample's value or timestamp
+	 * (@src, one per run): the samples are written into the block
+	 * directly and @raw is left as it was, which touches a tenth of the
+	 * memory (the block, not the protobuf it decompresses to).
+	 */
+	bool direct;
+	struct run_source *src;
 };
 
 struct kept_requests {

@@ -909,8 +909,11 @@ static void test_steady_requests_patched(void **state)
 				if (round == 1)
 					assert_int_equal(raw_bytes(&kept), raw_bytes(&fresh) + (f == WIRE_OTLP ? 0 : 9));
 				if (comp[k] == COMPRESSION_SNAPPY) {
-					for (size_t i = 0; i < kept.kept.nr; i++)
+					for (size_t i = 0; i < kept.kept.nr; i++) {
 						assert_true(kept.kept.req[i].has_block == (f != WIRE_OTLP));
+						/* its samples written into the block, not into the protobuf */
+						assert_true(kept.kept.req[i].direct == (f != WIRE_OTLP));
+					}
 				}
 				payload_list_free(&fresh);
 			}
