@@ -298,12 +298,14 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 
 	if (c == COMPRESSION_SNAPPY)
 		block = kept_request_block(r);
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 	/* 2.0 joins nothing: its symbol table is per request */
 	if (j->samples && (f == WIRE_REMOTE_WRITE_V2 || j->snappy != !!block ||
 			   j->samples + samples > max_samples || j->raw_len + r->raw.len > max_bytes))
-		err = flush_joined(j, f, c, out);
+		err = flush_joined(j, f, c, out); /* counts its own CPU */
 	if (err)
 		return err;
+	cpu = thread_cpu_ns();
 	j->snappy = block != NULL;
 	if (block) {
 		/*
