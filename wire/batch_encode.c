@@ -184,16 +184,22 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 	return err ? err : compress_payload(raw, NULL, nr_samples, f, c, out);
 }
 
+/* @lim with its defaults for what it leaves 0. */
+static void limits_of(const struct batch_limits *lim, size_t *max_samples, size_t *max_bytes)
+{
+	*max_samples = lim->max_samples ? lim->max_samples : BATCH_DEFAULT_MAX_SAMPLES;
+	*max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
+}
+
 /* Packs the items of @sets, in order, into requests within @lim; see batch_encode_sets(). */
 static int pack_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
 		     enum compression c, const struct batch_limits *lim, struct payload_list *out)
 {
-	size_t max_samples = lim->max_samples ? lim->max_samples : BATCH_DEFAULT_MAX_SAMPLES;
-	size_t max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
-	size_t samples = 0, bytes = 0, nr = 0;
+	size_t max_samples, max_bytes, samples = 0, bytes = 0, nr = 0;
 	struct range *r;
 	int err = 0;
 
+	limits_of(lim, &max_samples, &max_bytes);
 	r = calloc(nr_sets, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -229,21 +235,26 @@ static bool kept_fits(const struct kept_requests *k, const struct series_set *se
 }
 
 /*
- * The steady state: each kept request patched with @set's samples, or
- * encoded again where its layout changed (a value became 0 or stopped
- * being 0). The label cache holds the shape's series already: no pass.
+ * Kept request @i with @set's samples: patched, or encoded again where its
+ * layout changed (a value became 0 or stopped being 0). The label cache
+ * holds the shape's series already: no pass.
  */
+static int refresh_kept(const struct series_set *set, enum wire_format f, struct payload_list *out, size_t i)
+{
+	struct kept_request *r = &out->kept.req[i];
+
+	return kept_request_patch(r, set, f) ? 0 : encode_kept(set, r->from, r->to, f, out, i);
+}
+
+/* The steady state: each kept request refreshed with @set's samples and sent as it is. */
 static int encode_patched(const struct series_set *set, enum wire_format f, enum compression c,
 			  struct payload_list *out)
 {
 	for (size_t i = 0; i < out->kept.nr; i++) {
-		struct kept_request *r = &out->kept.req[i];
-		int err = 0;
+		int err = refresh_kept(set, f, out, i);
 
-		if (!kept_request_patch(r, set, f))
-			err = encode_kept(set, r->from, r->to, f, out, i);
 		if (!err)
-			err = kept_payload(r, f, c, out);
+			err = kept_payload(&out->kept.req[i], f, c, out);
 		if (err) {
 			kept_requests_clear(&out->kept);
 			return err;
@@ -289,19 +300,17 @@ empty:
 static int join_kept(struct joined *j, struct kept_request *r, enum wire_format f, enum compression c,
 		     const struct batch_limits *lim, struct payload_list *out)
 {
-	size_t max_samples = lim->max_samples ? lim->max_samples : BATCH_DEFAULT_MAX_SAMPLES;
-	size_t max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
-	size_t samples = r->to - r->from, skip = 0;
+	size_t samples = r->to - r->from, skip = 0, max_samples, max_bytes;
 	const struct byte_buf *block = NULL;
 	uint64_t cpu = thread_cpu_ns();
 	int err = 0;
 
+	limits_of(lim, &max_samples, &max_bytes);
 	if (c == COMPRESSION_SNAPPY)
 		block = kept_request_block(r);
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
-	/* 2.0 joins nothing: its symbol table is per request */
-	if (j->samples && (f == WIRE_REMOTE_WRITE_V2 || j->snappy != !!block ||
-			   j->samples + samples > max_samples || j->raw_len + r->raw.len > max_bytes))
+	if (j->samples && (j->snappy != !!block || j->samples + samples > max_samples ||
+			   j->raw_len + r->raw.len > max_bytes))
 		err = flush_joined(j, f, c, out); /* counts its own CPU */
 	if (err)
 		return err;
@@ -334,12 +343,9 @@ int batch_join(const struct series_set *set, enum wire_format f, enum compressio
 	if (f == WIRE_REMOTE_WRITE_V2 || !kept_fits(&out->kept, set, f, c, lim))
 		return -ESTALE;
 	for (size_t i = 0; i < out->kept.nr && !err; i++) {
-		struct kept_request *r = &out->kept.req[i];
-
-		if (!kept_request_patch(r, set, f))
-			err = encode_kept(set, r->from, r->to, f, out, i);
+		err = refresh_kept(set, f, out, i);
 		if (!err)
-			err = join_kept(&out->join, r, f, c, lim, out);
+			err = join_kept(&out->join, &out->kept.req[i], f, c, lim, out);
 	}
 	if (err) {
 		kept_requests_clear(&out->kept);

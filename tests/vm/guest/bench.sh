@@ -87,6 +87,22 @@ receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, 
 	esac
 }
 
+# sink_start DIR: bench/http_sink.c on 127.0.0.1:9411 (keeps nothing, counts
+# requests and checks snappy bodies into DIR/sink.stats when stopped); sets
+# RECEIVER_URL and sink (its PID). sink_stop stops it.
+sink_start() {
+	command -v http-sink >/dev/null || { why "http-sink is not in the initramfs"; return 1; }
+	http-sink 9411 "$1/sink.stats" > "$1/sink.out" 2>&1 &
+	sink=$!
+	RECEIVER_URL=http://127.0.0.1:9411/api/v1/write
+}
+
+sink_stop() {
+	kill "$sink" 2>/dev/null
+	wait "$sink" 2>/dev/null
+	sink=
+}
+
 # received RUN: how many series of memcg_anon_bytes the receiver holds for
 # label bench_run=RUN (the proof that the POSTs reached it).
 received() {
@@ -196,10 +212,7 @@ bench_collectd_run() {
 	*) why "unknown variant $variant"; return 1 ;;
 	esac
 	if [ "$format" = sink ]; then
-		command -v http-sink >/dev/null || { why "http-sink is not in the initramfs"; return 1; }
-		http-sink 9411 "$d/sink.stats" > "$d/sink.out" 2>&1 &
-		sink=$!
-		RECEIVER_URL=http://127.0.0.1:9411/api/v1/write
+		sink_start "$d" || return 1
 	elif [ -n "$format" ]; then
 		receiver_for "$format" || return 1
 	fi
@@ -241,9 +254,7 @@ $extra" || return 1
 	stop_checked $cpid "$d" "$backend" "$label at $size" || return 1
 	got=-
 	if [ "$format" = sink ]; then
-		kill "$sink"
-		wait "$sink" 2>/dev/null
-		sink=
+		sink_stop
 		read -r _ got _ _ _ bad < "$d/sink.stats" || { why "$label at $size: no stats from http-sink"; return 1; }
 		echo "http-sink: $(cat "$d/sink.stats")"
 		[ "$got" -gt 0 ] && [ "$bad" -eq 0 ] ||
@@ -364,10 +375,7 @@ soak_run() {
 	rm -rf "$d"
 	mkdir -p "$d"
 	if [ "$receiver" = sink ]; then
-		command -v http-sink >/dev/null || { why "http-sink is not in the initramfs"; return 1; }
-		http-sink 9411 "$d/sink.stats" > "$d/sink.out" 2>&1 &
-		sink=$!
-		RECEIVER_URL=http://127.0.0.1:9411/api/v1/write
+		sink_start "$d" || return 1
 	else
 		receiver_for rw1 || return 1
 	fi
@@ -416,13 +424,7 @@ soak_run() {
 }
 
 soak_stop() {
-	if [ -n "${sink:-}" ]; then
-		kill "$sink" 2>/dev/null
-		wait "$sink" 2>/dev/null
-		sink=
-	else
-		receivers_stop
-	fi
+	if [ -n "${sink:-}" ]; then sink_stop; else receivers_stop; fi
 }
 
 t_bench_soak() { soak_run victoria; }
