@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include "memcg_bpf_config.h"
+
 #include "sending/sender.h"
 
 #include <errno.h>
@@ -312,6 +314,8 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	struct snapshot *snap;
 
+	/* top -H and perf tell the sender's CPU from collectd's readers and writers */
+	pthread_setname_np(pthread_self(), "memcg_bpf send");
 	if (delivery_spool_on(s->delivery))
 		return sender_main_spool(s);
 	while ((snap = send_queue_pop(s->queue)))
