@@ -19,15 +19,6 @@ void sample_table_init(struct sample_table *t, const struct stat_def **stats, si
 	sample_table_init_hidden(t, stats, nr_stats, nr_stats);
 }
 
-double sample_value(const struct stat_def *def, uint64_t v)
-{
-	if (v == SAMPLE_VALUE_UNLIMITED)
-		return INFINITY;
-	if (def && def->unit == STAT_UNIT_MICROSECONDS)
-		return (double)v / 1e6;
-	return (double)v;
-}
-
 void sample_table_reset(struct sample_table *t)
 {
 	t->nr_rows = 0;

@@ -7,6 +7,7 @@
 #ifndef MEMCG_BPF_SAMPLE_TABLE_H
 #define MEMCG_BPF_SAMPLE_TABLE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -62,7 +63,14 @@ struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, 
  * A value as shipped: bytes and counts as they are, microseconds in
  * seconds, SAMPLE_VALUE_UNLIMITED as +Inf. Not for SAMPLE_VALUE_MISSING.
  */
-double sample_value(const struct stat_def *def, uint64_t v);
+static inline double sample_value(const struct stat_def *def, uint64_t v)
+{
+	if (v == SAMPLE_VALUE_UNLIMITED)
+		return INFINITY;
+	if (def && def->unit == STAT_UNIT_MICROSECONDS)
+		return (double)v / 1e6;
+	return (double)v;
+}
 
 /* Frees the storage; safe on a zeroed or already freed table. */
 void sample_table_free(struct sample_table *t);

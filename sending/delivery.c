@@ -351,12 +351,14 @@ int delivery_join(struct delivery *d, const struct series_set *set)
 
 void delivery_send_joined(struct delivery *d)
 {
-	uint64_t cpu = thread_cpu_ns(), compress = d->payloads.compress_cpu_ns;
 	size_t gathered = d->payloads.join.samples;
+	uint64_t cpu, compress;
 	int err;
 
 	if (!d->joining)
 		return;
+	cpu = thread_cpu_ns();
+	compress = d->payloads.compress_cpu_ns;
 	d->joining = false;
 	err = batch_join_flush(d->format, d->compression, &d->payloads);
 	add_encode_cpu(d, cpu, compress);

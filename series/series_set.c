@@ -143,6 +143,7 @@ void series_set_free(struct series_set *set)
 	free(set->items);
 	free(set->labels);
 	free(set->label_lens);
+	free(set->nonzero);
 	arena_free(set);
 	memset(set, 0, sizeof(*set));
 }
@@ -787,23 +788,38 @@ static int patch(struct series_set *set, const struct series_opts *o, const stru
 		 const struct stale_tracker *st)
 {
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
-	size_t nr_self = set->nr_items - set->nr_row_items;
+	size_t nr_self = set->nr_items - set->nr_row_items, i = 0;
+	uint64_t *nonzero = set->nr_nonzero_known >= set->nr_row_items ? set->nonzero : NULL, word = 0;
 	struct series_key old[SNAPSHOT_MAX_SELF];
-	struct series_item *it = set->items;
 	int err;
 
+	/* the rows' items in order, their nonzero bits a word at a time (no second pass over the items) */
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const uint64_t *v = snap->values + r * snap->nr_stats;
 
-		for (size_t c = 0; c < nr_stats; c++)
-			if (v[c] != SAMPLE_VALUE_MISSING)
-				(it++)->value = sample_value(snap->stats[c], v[c]);
+		for (size_t c = 0; c < nr_stats; c++) {
+			double x;
+
+			if (v[c] == SAMPLE_VALUE_MISSING)
+				continue;
+			x = sample_value(snap->stats[c], v[c]);
+			set->items[i].value = x;
+			word |= (uint64_t)(x != 0) << (i % 64);
+			if (++i % 64 == 0) {
+				if (nonzero)
+					nonzero[i / 64 - 1] = word;
+				word = 0;
+			}
+		}
 	}
+	if (nonzero && i % 64)
+		nonzero[i / 64] = word;
+	set->nr_nonzero_known = nonzero ? i : 0;
 	set->ts_ms = snap->ts_ms;
 	if (nr_self > SNAPSHOT_MAX_SELF)
 		return -EFAULT; /* cannot be: steady() wants no stale items */
-	for (size_t i = 0; i < nr_self; i++)
-		old[i] = set->items[set->nr_row_items + i].key;
+	for (size_t k = 0; k < nr_self; k++)
+		old[k] = set->items[set->nr_row_items + k].key;
 	set->nr_items = set->nr_row_items;
 	set->nr_labels = set->nr_row_labels;
 	err = add_self_items(set, o, snap, st);
@@ -813,6 +829,37 @@ static int patch(struct series_set *set, const struct series_opts *o, const stru
 	if (set->nr_items - set->nr_row_items != nr_self || !same_keys(old, set->items + set->nr_row_items, nr_self))
 		set->shape = new_shape();
 	return 0;
+}
+
+/*
+ * The nonzero bits of the items from nr_nonzero_known on (one spare word:
+ * a reader may take 64 bits at any offset). Without memory they stay
+ * unknown, which costs only speed.
+ */
+static void mark_nonzero(struct series_set *set)
+{
+	size_t words = set->nr_items / 64 + 2;
+
+	if (words > set->nonzero_words) {
+		void *p = realloc(set->nonzero, words * sizeof(*set->nonzero));
+
+		if (!p) {
+			set->nr_nonzero_known = 0;
+			return;
+		}
+		set->nonzero = p;
+		set->nonzero_words = words;
+	}
+	for (size_t i = set->nr_nonzero_known; i < set->nr_items; i++) {
+		uint64_t bit = 1ULL << (i % 64);
+
+		if (set->items[i].value != 0)
+			set->nonzero[i / 64] |= bit;
+		else
+			set->nonzero[i / 64] &= ~bit;
+	}
+	set->nonzero[set->nr_items / 64 + 1] = 0;
+	set->nr_nonzero_known = set->nr_items;
 }
 
 static int build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
@@ -898,13 +945,16 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 	int err;
 
 	if (st && steady(set, st, snap)) {
-		err = patch(set, o, snap, st);
+		err = patch(set, o, snap, st); /* knows the rows' nonzero bits */
 	} else {
+		set->nr_nonzero_known = 0;
 		err = build(set, o, snap, st);
 		set->shape = new_shape();
 		set->tracker_gen = st ? st->gen : 0;
 	}
 	if (err)
 		set->shape = 0;
+	else
+		mark_nonzero(set);
 	return err;
 }

@@ -100,6 +100,15 @@ struct series_set {
 	uint64_t shape;
 	size_t nr_row_items, nr_row_labels; /* the sampled values' items come first */
 	uint64_t tracker_gen;               /* the tracker state the set was built against */
+	/*
+	 * Bit i: items[i].value is not 0, for the items below nr_nonzero_known
+	 * (all of them after series_set_build(); 0 when unknown). Remote write
+	 * leaves a 0 out, so a kept request checks with it whether a value
+	 * now needs room it has not (wire/request_patch.c) without reading
+	 * every item again.
+	 */
+	uint64_t *nonzero;
+	size_t nonzero_words, nr_nonzero_known;
 };
 
 struct stale_tracker;

@@ -127,11 +127,13 @@ static int compress_payload(const struct byte_buf *raw, const struct byte_buf *b
 	uint64_t cpu;
 	int err = 0;
 
-	cpu = thread_cpu_ns();
-	if (block) {
+	if (block) { /* nothing to compress: no clock read (a system call) */
 		p.body = block->data;
 		p.len = block->len;
-	} else if (!(z = body_buf(out, out->n))) {
+		return push_payload(out, &p);
+	}
+	cpu = thread_cpu_ns();
+	if (!(z = body_buf(out, out->n))) {
 		err = -ENOMEM;
 	} else if (!(err = compress_body(&out->compressor, c, raw->data, raw->len, z))) {
 		p.body = z->data;
@@ -141,14 +143,14 @@ static int compress_payload(const struct byte_buf *raw, const struct byte_buf *b
 	return err ? err : push_payload(out, &p);
 }
 
-/* The payload of a kept request: its block, patched, or its protobuf compressed. */
+/*
+ * The payload of a kept request: its block, patched (counted as encoding,
+ * as writing the samples into the block directly is), or its protobuf
+ * compressed.
+ */
 static int kept_payload(struct kept_request *r, enum wire_format f, enum compression c, struct payload_list *out)
 {
-	uint64_t cpu = thread_cpu_ns();
-	const struct byte_buf *block = kept_request_block(r);
-
-	out->compress_cpu_ns += thread_cpu_ns() - cpu;
-	return compress_payload(&r->raw, block, r->to - r->from, f, c, out);
+	return compress_payload(&r->raw, kept_request_block(r), r->to - r->from, f, c, out);
 }
 
 /*
@@ -302,13 +304,12 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 {
 	size_t samples = r->to - r->from, skip = 0, max_samples, max_bytes;
 	const struct byte_buf *block = NULL;
-	uint64_t cpu = thread_cpu_ns();
+	uint64_t cpu;
 	int err = 0;
 
 	limits_of(lim, &max_samples, &max_bytes);
 	if (c == COMPRESSION_SNAPPY)
-		block = kept_request_block(r);
-	out->compress_cpu_ns += thread_cpu_ns() - cpu;
+		block = kept_request_block(r); /* patching: encoding */
 	if (j->samples && (j->snappy != !!block || j->samples + samples > max_samples ||
 			   j->raw_len + r->raw.len > max_bytes))
 		err = flush_joined(j, f, c, out); /* counts its own CPU */

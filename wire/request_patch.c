@@ -11,6 +11,7 @@ static void kept_request_free(struct kept_request *r)
 {
 	byte_buf_free(&r->raw);
 	free(r->slots);
+	free(r->room);
 	free(r->src);
 	snappy_template_free(&r->block);
 }
@@ -58,6 +59,47 @@ static bool map_runs(struct kept_request *r, size_t ts_len)
 	return true;
 }
 
+/* The bits of which slots have room for a value; NULL without memory (then the items are read). */
+static uint64_t *room_bits(const struct sample_slot *slots, size_t n)
+{
+	uint64_t *room = calloc(n / 64 + 2, sizeof(*room));
+
+	for (size_t k = 0; room && k < n; k++)
+		if (slots[k].value_at != SAMPLE_SLOT_NONE)
+			room[k / 64] |= 1ULL << (k % 64);
+	return room;
+}
+
+/* 64 bits of @b from bit @at on (@b has a word to spare past them). */
+static inline uint64_t bits_at(const uint64_t *b, size_t at)
+{
+	size_t w = at / 64, s = at % 64;
+
+	return s ? b[w] >> s | b[w + 1] << (64 - s) : b[w];
+}
+
+/* Whether a value of @set's items [r->from, r->to) is not 0 where @r left it out. */
+static bool needs_room(const struct kept_request *r, const struct series_set *set)
+{
+	size_t n = r->to - r->from;
+
+	if (!r->room || set->nr_nonzero_known < r->to) {
+		for (size_t i = r->from; i < r->to; i++)
+			if (set->items[i].value != 0 && r->slots[i - r->from].value_at == SAMPLE_SLOT_NONE)
+				return true;
+		return false;
+	}
+	for (size_t k = 0; k < n; k += 64) {
+		uint64_t want = bits_at(set->nonzero, r->from + k) & ~r->room[k / 64];
+
+		if (n - k < 64)
+			want &= (1ULL << (n - k)) - 1;
+		if (want)
+			return true;
+	}
+	return false;
+}
+
 void kept_requests_clear(struct kept_requests *k)
 {
 	for (size_t i = 0; i < k->nr; i++)
@@ -88,6 +130,8 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	r = &k->req[at];
 	free(r->slots);
 	r->slots = slots;
+	free(r->room);
+	r->room = room_bits(slots, to - from);
 	r->from = from;
 	r->to = to;
 	r->ts_ms = ts_ms;
@@ -158,9 +202,8 @@ bool kept_request_patch(struct kept_request *r, const struct series_set *set, en
 	if (varint_ts && pb_varint_size((uint64_t)set->ts_ms) != pb_varint_size((uint64_t)r->ts_ms))
 		return false;
 	/* remote write left out the values that were 0: one that is not 0 now needs room */
-	for (size_t i = r->from; varint_ts && i < r->to; i++)
-		if (set->items[i].value != 0 && r->slots[i - r->from].value_at == SAMPLE_SLOT_NONE)
-			return false;
+	if (varint_ts && needs_room(r, set))
+		return false;
 	if (varint_ts) {
 		ts_len = (size_t)(pb_varint(ts, (uint64_t)set->ts_ms) - ts);
 	} else {

@@ -44,6 +44,7 @@ struct kept_request {
 	size_t from, to;          /* the set's items it holds */
 	struct byte_buf raw;      /* its protobuf, before compression (not patched while @direct) */
 	struct sample_slot *slots; /* to - from */
+	uint64_t *room;           /* bit k: slots[k] has room for a value (one spare word) */
 	int64_t ts_ms;            /* the timestamp written now */
 	bool has_block;           /* remote write + snappy: @block is kept too */
 	struct snappy_template block;

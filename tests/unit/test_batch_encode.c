@@ -797,9 +797,11 @@ static void test_compression_rules(void **state)
  * Interval @round of a steady tree of @n cgroups: the same stats present
  * every time, values that move, one that is 0 in odd rounds only (remote
  * write leaves it out), and a timestamp whose varint grows at round 3
- * (2^42 ms).
+ * (2^42 ms). Rows @late and @late2 (none: SIZE_MAX) have their anon 0
+ * before round 2. Checks the set's nonzero bits.
  */
-static void build_steady_round(struct series_set *set, struct stale_tracker *st, int round, size_t n)
+static void build_late_round(struct series_set *set, struct stale_tracker *st, int round, size_t n, size_t late,
+			size_t late2)
 {
 	struct sample_table t;
 	struct snapshot *snap;
@@ -815,7 +817,8 @@ static void build_steady_round(struct series_set *set, struct stale_tracker *st,
 
 		snprintf(path, sizeof(path), "/s/%zu", i);
 		r = sample_table_add(&t, i + 1, path, 2);
-		r->values[0] = i == 3 && round % 2 ? 0 : 4096 * i + (uint64_t)round;
+		r->values[0] = (i == 3 && round % 2) || ((i == late || i == late2) && round < 2) ? 0
+											   : 4096 * i + (uint64_t)round;
 		r->values[1] = i % 4 == 1 ? SAMPLE_VALUE_MISSING : ((uint64_t)1 << (i * 3 % 60)) + (uint64_t)round;
 		r->values[2] = (uint64_t)round * 3 + i;
 	}
@@ -823,7 +826,15 @@ static void build_steady_round(struct series_set *set, struct stale_tracker *st,
 	sample_table_free(&t);
 	snapshot_add_self(snap, "memcg_bpf_sender_retries_total", NULL, NULL, round, true, "{retry}");
 	assert_int_equal(series_set_build(set, &upper_opts, snap, st), 0);
+	assert_int_equal(set->nr_nonzero_known, set->nr_items);
+	for (size_t i = 0; i < set->nr_items; i++)
+		assert_int_equal(set->nonzero[i / 64] >> (i % 64) & 1, set->items[i].value != 0);
 	snapshot_free(snap);
+}
+
+static void build_steady_round(struct series_set *set, struct stale_tracker *st, int round, size_t n)
+{
+	build_late_round(set, st, round, n, SIZE_MAX, SIZE_MAX);
 }
 
 /*
@@ -921,6 +932,50 @@ static void test_steady_requests_patched(void **state)
 			series_set_free(&set);
 			stale_tracker_free(st);
 		}
+	}
+}
+
+/*
+ * A value that stops being 0 (round 2) where a kept request left it out,
+ * in requests that start and end inside the words of the set's nonzero
+ * bits: those requests are encoded again (9 bytes more each), the others
+ * patched, and every request holds a fresh list's messages.
+ */
+static void test_steady_value_needs_room(void **state)
+{
+	struct batch_limits lim = { .max_samples = 70, .max_bytes = 1 << 20 };
+
+	for (int f = WIRE_REMOTE_WRITE; f <= WIRE_REMOTE_WRITE_V2; f++) {
+		struct stale_tracker *st = stale_tracker_new();
+		struct payload_list kept = { 0 };
+		size_t before[8] = { 0 };
+		struct series_set set;
+
+		series_set_init(&set);
+		for (int round = 0; round < 5; round++) {
+			struct payload_list fresh = { 0 };
+			size_t grew = 0;
+
+			build_late_round(&set, st, round, 90, 50, 80);
+			payload_list_clear(&kept);
+			assert_int_equal(batch_encode(&set, (enum wire_format)f, COMPRESSION_SNAPPY, &lim, &kept), 0);
+			assert_int_equal(batch_encode(&set, (enum wire_format)f, COMPRESSION_SNAPPY, &lim, &fresh), 0);
+			check_same_messages(&set, (enum wire_format)f, &lim, &kept, true);
+			assert_true(kept.n >= 4 && kept.n <= ARRAY_SIZE(before));
+			for (size_t i = 0; i < kept.n; i++) {
+				if (round == 2 && kept.p[i].raw_len == before[i] + 9)
+					grew++;
+				else if (round == 2 || round == 4) /* round 3: the timestamp's varint grows */
+					assert_int_equal(kept.p[i].raw_len, before[i]);
+				before[i] = kept.p[i].raw_len;
+			}
+			if (round == 2)
+				assert_int_equal(grew, 2); /* rows 50 and 80: two requests */
+			payload_list_free(&fresh);
+		}
+		payload_list_free(&kept);
+		series_set_free(&set);
+		stale_tracker_free(st);
 	}
 }
 
@@ -1082,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_v2_strings_bounded_under_churn),
 		cmocka_unit_test(test_compression_rules),
 		cmocka_unit_test(test_steady_requests_patched),
+		cmocka_unit_test(test_steady_value_needs_room),
 		cmocka_unit_test(test_intervals_joined_from_kept),
 	};
 

@@ -188,10 +188,15 @@ missing_cgroups() {
 # The figures are per sample (mean of VMTEST_CD_INTERVALS after
 # VMTEST_CD_WARMUP), so the interval does not enter them as long as the
 # daemon keeps up (the interval_s column shows the mean spacing of samples).
+# The warm-up (8) outlasts the sender's first encodings: the first interval
+# is encoded from its labels, the second again where the self metrics
+# stopped being 0, and the stage counters a mark reads lag behind it; with
+# 3 these landed in the window (2026-12-02: encode + compress 5.4 ms per
+# interval at 1,000 cgroups, "rest" -6 ms; with 8: 0.4 ms, rest 5.6 ms).
 bench_collectd_run() {
 	size=$1 backend=$2 ncg=$3 ival=$4 variant=${5:-none}
 	if [ "$backend" = netdata ]; then bench_netdata_run "$size" "$ncg" "$ival"; return; fi
-	warm=${VMTEST_CD_WARMUP:-3} n=${VMTEST_CD_INTERVALS:-20}
+	warm=${VMTEST_CD_WARMUP:-8} n=${VMTEST_CD_INTERVALS:-20}
 	d=$WORK/cdbench-$backend-$size
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -230,7 +235,7 @@ $extra" || return 1
 		# where collectd's CPU goes in the measured intervals (perf is the
 		# host's, put in by MEMCG_BPF_VM_FILES)
 		wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
-		perf record -q -e cpu-clock -F 499 -g -p $cpid -o "$d/perf.data" -- sleep $((n * ival)) \
+		perf record -q -e cpu-clock -F "${VMTEST_CD_PERF_FREQ:-499}" ${VMTEST_CD_PERF_CG:--g} -p $cpid -o "$d/perf.data" -- sleep $((n * ival)) \
 			> "$d/perf.out" 2>&1 &
 		perfpid=$!
 	fi
@@ -243,8 +248,17 @@ $extra" || return 1
 			perf report -i "$d/perf.data" --stdio --no-children --sort comm,dso,sym -g none 2>&1 |
 				grep -v '^#' | grep -v '^$' | head -n "${VMTEST_CD_PERF_LINES:-50}"
 			echo "$label $size (callers of the top symbols)"
-			perf report -i "$d/perf.data" --stdio --no-children --sort sym -g caller,0.5,callee \
+			perf report -i "$d/perf.data" --stdio --no-children --no-inline --sort sym -g caller,0.5,callee \
 				--percent-limit 4 2>&1 | grep -v '^#' | grep -v '^$' | head -n 150
+			echo "$label $size (by thread)"
+			perf report -i "$d/perf.data" --stdio --no-children --sort comm -g none 2>&1 |
+				grep -v '^#' | grep -v '^$' | head -n 12
+			for comm in 'memcg_bpf send' 'reader#0'; do
+				echo "$label $size ($comm alone: inclusive, % of its samples)"
+				perf report -i "$d/perf.data" --stdio --children --no-inline --comms "$comm" --sort sym \
+					-g none --percentage relative 2>&1 | grep -v '^#' | grep -v '^$' |
+					head -n "${VMTEST_CD_PERF_SENDER_LINES:-60}"
+			done
 		} > "$d/perf.txt"
 		while IFS= read -r l; do info "perf: $l"; done < "$d/perf.txt"
 	fi
@@ -255,11 +269,11 @@ $extra" || return 1
 	got=-
 	if [ "$format" = sink ]; then
 		sink_stop
-		read -r _ got _ _ _ bad < "$d/sink.stats" || { why "$label at $size: no stats from http-sink"; return 1; }
+		read -r _ got _ bytes _ bad < "$d/sink.stats" || { why "$label at $size: no stats from http-sink"; return 1; }
 		echo "http-sink: $(cat "$d/sink.stats")"
 		[ "$got" -gt 0 ] && [ "$bad" -eq 0 ] ||
 			{ why "$label at $size: http-sink took $got requests, $bad snappy bodies broken"; return 1; }
-		got=${got}req
+		got=${got}req/$((bytes / got / 1024))k
 	elif [ -n "$format" ]; then
 		# The receiver makes what it took searchable within seconds, but
 		# registers new series slowly under TCG (VictoriaMetrics: ~100 s for
@@ -333,7 +347,7 @@ t_bench_collectd() {
 	enable_memory "$CG" || return 1
 	mkdir -p "$parent" && enable_memory "$parent" || return 1
 	info "# collectd $("$COLLECTD" -h 2>&1 | sed -n 's/^collectd \([0-9][0-9.]*[0-9]\).*/\1/p' | head -n 1) with memcg_bpf, default stats (14), write plugin bench_sink (counts values, no I/O); fd limit $(ulimit -n)/$(ulimit -Hn) inherited"
-	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-20} after ${VMTEST_CD_WARMUP:-3} warm-up samples; ms of CPU (user+system); collectd: all its threads"
+	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-20} after ${VMTEST_CD_WARMUP:-8} warm-up samples; ms of CPU (user+system); collectd: all its threads"
 	info "#  tree cgroups run                   cd_ms  sample_ms  cd/smp series_ms  enc_ms  comp_ms  post_ms snd/smp  rest_ms write_ms   values   recvd queue ival_s peak_rss"
 	have=$(tree_size "$parent")
 	runs=${VMTEST_CD_RUNS:-$BENCH_RUNS_DEFAULT}
