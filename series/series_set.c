@@ -783,38 +783,41 @@ static bool same_keys(const struct series_key *keys, const struct series_item *i
 	return true;
 }
 
+/* Bit @i of @set's nonzero bits, from items[@i] (the bits have room for it). */
+static inline void put_nonzero(struct series_set *set, size_t i)
+{
+	uint64_t bit = 1ULL << (i % 64);
+
+	if (set->items[i].value != 0)
+		set->nonzero[i / 64] |= bit;
+	else
+		set->nonzero[i / 64] &= ~bit;
+}
+
 /* The steady state: new values into the items in place, the self metrics again. */
 static int patch(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		 const struct stale_tracker *st)
 {
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
 	size_t nr_self = set->nr_items - set->nr_row_items, i = 0;
-	uint64_t *nonzero = set->nr_nonzero_known >= set->nr_row_items ? set->nonzero : NULL, word = 0;
+	bool bits = set->nr_nonzero_known >= set->nr_row_items;
 	struct series_key old[SNAPSHOT_MAX_SELF];
 	int err;
 
-	/* the rows' items in order, their nonzero bits a word at a time (no second pass over the items) */
+	/* the rows' items in order; their nonzero bits while they are at hand */
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const uint64_t *v = snap->values + r * snap->nr_stats;
 
 		for (size_t c = 0; c < nr_stats; c++) {
-			double x;
-
 			if (v[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			x = sample_value(snap->stats[c], v[c]);
-			set->items[i].value = x;
-			word |= (uint64_t)(x != 0) << (i % 64);
-			if (++i % 64 == 0) {
-				if (nonzero)
-					nonzero[i / 64 - 1] = word;
-				word = 0;
-			}
+			set->items[i].value = sample_value(snap->stats[c], v[c]);
+			if (bits)
+				put_nonzero(set, i);
+			i++;
 		}
 	}
-	if (nonzero && i % 64)
-		nonzero[i / 64] = word;
-	set->nr_nonzero_known = nonzero ? i : 0;
+	set->nr_nonzero_known = bits ? i : 0;
 	set->ts_ms = snap->ts_ms;
 	if (nr_self > SNAPSHOT_MAX_SELF)
 		return -EFAULT; /* cannot be: steady() wants no stale items */
@@ -850,14 +853,8 @@ static void mark_nonzero(struct series_set *set)
 		set->nonzero = p;
 		set->nonzero_words = words;
 	}
-	for (size_t i = set->nr_nonzero_known; i < set->nr_items; i++) {
-		uint64_t bit = 1ULL << (i % 64);
-
-		if (set->items[i].value != 0)
-			set->nonzero[i / 64] |= bit;
-		else
-			set->nonzero[i / 64] &= ~bit;
-	}
+	for (size_t i = set->nr_nonzero_known; i < set->nr_items; i++)
+		put_nonzero(set, i);
 	set->nonzero[set->nr_items / 64 + 1] = 0;
 	set->nr_nonzero_known = set->nr_items;
 }

@@ -184,7 +184,11 @@ missing_cgroups() {
 #   nofile          as none, collectd started with a soft fd limit of
 #                   65536 instead of the inherited 1024
 # VMTEST_CD_PERF=1 (with perf in the initramfs) also profiles collectd over
-# the measured intervals and prints the top of perf report to the log.
+# the measured intervals and prints the top of perf report to the log: by
+# symbol, by thread, and the sender's and reader#0's inclusive profiles
+# (VMTEST_CD_PERF_FREQ samples per second, default 499;
+# VMTEST_CD_PERF_CG=--call-graph=dwarf for user-space call chains, which
+# -g lacks without frame pointers; VMTEST_CD_PERF_THREAD_LINES).
 # The figures are per sample (mean of VMTEST_CD_INTERVALS after
 # VMTEST_CD_WARMUP), so the interval does not enter them as long as the
 # daemon keeps up (the interval_s column shows the mean spacing of samples).
@@ -257,7 +261,7 @@ $extra" || return 1
 				echo "$label $size ($comm alone: inclusive, % of its samples)"
 				perf report -i "$d/perf.data" --stdio --children --no-inline --comms "$comm" --sort sym \
 					-g none --percentage relative 2>&1 | grep -v '^#' | grep -v '^$' |
-					head -n "${VMTEST_CD_PERF_SENDER_LINES:-60}"
+					head -n "${VMTEST_CD_PERF_THREAD_LINES:-60}"
 			done
 		} > "$d/perf.txt"
 		while IFS= read -r l; do info "perf: $l"; done < "$d/perf.txt"
