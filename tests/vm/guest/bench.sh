@@ -189,6 +189,8 @@ missing_cgroups() {
 # (VMTEST_CD_PERF_FREQ samples per second, default 499;
 # VMTEST_CD_PERF_CG=--call-graph=dwarf for user-space call chains, which
 # -g lacks without frame pointers; VMTEST_CD_PERF_THREAD_LINES).
+# VMTEST_CD_THREADS=1 and VMTEST_CD_STRACE=1: see thread_times and
+# strace_report.
 # The figures are per sample (mean of VMTEST_CD_INTERVALS after
 # VMTEST_CD_WARMUP), so the interval does not enter them as long as the
 # daemon keeps up (the interval_s column shows the mean spacing of samples).
@@ -197,6 +199,39 @@ missing_cgroups() {
 # stopped being 0, and the stage counters a mark reads lag behind it; with
 # 3 these landed in the window (2026-12-02: encode + compress 5.4 ms per
 # interval at 1,000 cgroups, "rest" -6 ms; with 8: 0.4 ms, rest 5.6 ms).
+# VMTEST_CD_THREADS=1: each of collectd's threads over the measured
+# intervals, per interval: CPU ms (schedstat's run time) and how often it
+# was switched in (schedstat's timeslices), voluntary and not (status).
+thread_times() { # PID: "TID RUN_NS SLICES VOLUNTARY NONVOLUNTARY COMM" per thread
+	for t in /proc/"$1"/task/*; do
+		read -r run _ slices < "$t/schedstat" || continue
+		vol=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$t/status")
+		nvol=$(sed -n 's/^nonvoluntary_ctxt_switches:[[:space:]]*//p' "$t/status")
+		echo "${t##*/} $run $slices $vol $nvol $(cat "$t/comm")"
+	done
+}
+
+thread_report() { # BEFORE AFTER INTERVALS
+	awk -v n="$3" '
+		NR == FNR { run[$1] = $2; sl[$1] = $3; vo[$1] = $4; nv[$1] = $5; next }
+		{
+			comm = $6; for (i = 7; i <= NF; i++) comm = comm " " $i
+			printf "%-16s cpu_ms %7.2f  switched_in %7.1f  voluntary %7.1f  involuntary %6.1f\n", comm,
+				($2 - run[$1]) / 1e6 / n, ($3 - sl[$1]) / n, ($4 - vo[$1]) / n, ($5 - nv[$1]) / n
+		}' "$1" "$2"
+}
+
+# VMTEST_CD_STRACE=1 (with strace in the initramfs): the system calls of
+# each thread over the measured intervals, per interval.
+strace_report() { # STRACE_OUT PID INTERVALS
+	for t in /proc/"$2"/task/*; do echo "${t##*/} $(cat "$t/comm")"; done > "$1.comm"
+	awk -v n="$3" '
+		NR == FNR { c = $2; for (i = 3; i <= NF; i++) c = c "_" $i; comm[$1] = c; next }
+		{ name = $2; sub(/\(.*/, "", name); if ($2 ~ /^<\.\.\./) next; calls[$1 " " name]++ }
+		END { for (k in calls) { split(k, a, " "); printf "%-16s %-20s %8.1f\n", comm[a[1]], a[2], calls[k] / n } }
+	' "$1.comm" "$1" | sort -k1,1 -k3,3nr
+}
+
 bench_collectd_run() {
 	size=$1 backend=$2 ncg=$3 ival=$4 variant=${5:-none}
 	if [ "$backend" = netdata ]; then bench_netdata_run "$size" "$ncg" "$ival"; return; fi
@@ -243,7 +278,27 @@ $extra" || return 1
 			> "$d/perf.out" 2>&1 &
 		perfpid=$!
 	fi
+	if [ -n "${VMTEST_CD_THREADS:-}" ]; then
+		[ -n "${perfpid:-}" ] || wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
+		thread_times $cpid > "$d/threads.0"
+	fi
+	if [ -n "${VMTEST_CD_STRACE:-}" ] && command -v strace >/dev/null; then
+		[ -n "${perfpid:-}${VMTEST_CD_THREADS:-}" ] ||
+			wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
+		strace -f -qq -o "$d/strace.out" -p $cpid &
+		stracepid=$!
+	fi
 	wait_marks "$d" $((warm + n + 1)) $cpid $(((warm + n) * ival * 3 + 60)) "$label at $size" || return 1
+	if [ -n "${VMTEST_CD_THREADS:-}" ]; then
+		thread_times $cpid > "$d/threads.1"
+		thread_report "$d/threads.0" "$d/threads.1" "$n" | while IFS= read -r l; do info "threads: $label $size: $l"; done
+	fi
+	if [ -n "${stracepid:-}" ]; then
+		kill -INT $stracepid
+		wait $stracepid
+		stracepid=
+		strace_report "$d/strace.out" "$cpid" "$n" | while IFS= read -r l; do info "strace: $label $size: $l"; done
+	fi
 	if [ -n "${perfpid:-}" ]; then
 		wait $perfpid
 		perfpid=
