@@ -9,9 +9,9 @@
  *              so collectd applies the <LoadPlugin> or global Interval.
  *   read     - one sample; one value list per stat of every selected cgroup,
  *              plus the plugin's observations of itself (one table for
- *              collectd and the wire: series/self_metrics.h); with a URL, a copy
- *              of the selected rows goes to the sender thread (sender.h),
- *              which ships it; read never waits on the network.
+ *              collectd and the wire: series/self_metrics.h); with a URL, the
+ *              selected rows go to the sender thread (sender.h) without a
+ *              copy, which ships them; read never waits on the network.
  *   shutdown - the read callback's user data owns everything and collectd
  *              frees it with free_func; shutdown frees a configuration that
  *              never got as far as init.
@@ -170,8 +170,8 @@ static void dispatch_one(struct mb_instance *inst, const char *type, const char 
 		inst->value.gauge = gauge;
 	else
 		inst->value.derive = derive;
-	snprintf(vl->type, sizeof(vl->type), "%s", type);
-	snprintf(vl->type_instance, sizeof(vl->type_instance), "%s", type_instance);
+	sstrncpy(vl->type, type, sizeof(vl->type));
+	sstrncpy(vl->type_instance, type_instance, sizeof(vl->type_instance));
 	plugin_dispatch_values(vl);
 }
 
@@ -297,14 +297,15 @@ static void self_values_fill(struct mb_instance *inst, bool sampled, size_t sele
 
 static void dispatch_self_metric(const struct self_metric_def *m, const char *label, double value, void *arg)
 {
-	char type_instance[DATA_MAX_NAME_LEN];
+	char buf[DATA_MAX_NAME_LEN];
+	const char *type_instance = m->type_instance;
 
 	if (m->collectd_scale)
 		value *= m->collectd_scale;
-	if (label)
-		snprintf(type_instance, sizeof(type_instance), "%s-%s", m->type_instance, label);
-	else
-		sstrncpy(type_instance, m->type_instance, sizeof(type_instance));
+	if (label) {
+		snprintf(buf, sizeof(buf), "%s-%s", m->type_instance, label);
+		type_instance = buf;
+	}
 	dispatch_one(arg, m->type, type_instance, m->counter ? DS_TYPE_DERIVE : DS_TYPE_GAUGE, value,
 		     (derive_t)value);
 }
@@ -323,13 +324,20 @@ static bool snapshot_keep(const struct sample_row *row, void *arg)
 	return row_selected(arg, row);
 }
 
-/* Hands a copy of the selected rows and the self values to the sender thread; never blocks. */
+/*
+ * Hands the selected rows and the self values to the sender thread, in a
+ * snapshot it is done with when there is one; never blocks. The rows change
+ * hands without a copy: the table gets the snapshot's old storage.
+ */
 static void ship(struct mb_instance *inst, const struct self_values *v)
 {
-	struct snapshot *snap;
+	struct snapshot *snap = sender_take_spare(inst->sender);
 
-	if (snapshot_from_table(&inst->table, snapshot_keep, inst, &snap)) {
-		ERROR(MB_LOG_PREFIX "out of memory copying an interval for the sender");
+	if (!snap)
+		snap = snapshot_new();
+	if (!snap || snapshot_take_rows(snap, &inst->table, snapshot_keep, inst)) {
+		snapshot_free(snap);
+		ERROR(MB_LOG_PREFIX "out of memory handing an interval to the sender");
 		return;
 	}
 	self_metrics_to_snapshot(v, snap);

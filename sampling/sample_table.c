@@ -105,6 +105,15 @@ struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, 
 	return row;
 }
 
+void sample_table_swap_rows(struct sample_table *a, struct sample_table *b)
+{
+	struct sample_table t = *a;
+
+	/* the same columns: whole tables swapped are their rows swapped */
+	*a = *b;
+	*b = t;
+}
+
 void sample_table_free(struct sample_table *t)
 {
 	free(t->rows);

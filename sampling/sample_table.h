@@ -72,6 +72,13 @@ static inline double sample_value(const struct stat_def *def, uint64_t v)
 	return (double)v;
 }
 
+/*
+ * Swaps the rows of @a and @b with their storage and what the sample says of
+ * them (timestamp, duration, cpu, skipped), so that rows change hands
+ * without a copy. Both must have the same columns (the same stats array).
+ */
+void sample_table_swap_rows(struct sample_table *a, struct sample_table *b);
+
 /* Frees the storage; safe on a zeroed or already freed table. */
 void sample_table_free(struct sample_table *t);
 

@@ -38,6 +38,7 @@ struct sender {
 	double stop_deadline;  /* monotonic; requests still running then are cut off */
 	struct snapshot **spill; /* see spill_pop(); SENDER_MAX_SPILL at most */
 	size_t nr_spill;
+	struct snapshot *spare;        /* sender_take_spare() */
 	uint64_t queue_drops_unlogged; /* without a spool: drops since the last log line */
 	double queue_drop_logged_at;
 	/* thread only */
@@ -136,6 +137,18 @@ static double uniform(void *ctx)
 }
 
 /* ---- the thread */
+
+/* @snap is done with: kept for sender_take_spare() when the slot is free. */
+static void done_with(struct sender *s, struct snapshot *snap)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->spare) {
+		s->spare = snap;
+		snap = NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+	snapshot_free(snap);
+}
 
 /*
  * The intervals the queue had to make room for while a SpoolDir is set:
@@ -253,7 +266,7 @@ static void process_batch(struct sender *s, struct snapshot *first)
 				sets[built] = &s->sets[built];
 				built++;
 			}
-			snapshot_free(snaps[i]);
+			done_with(s, snaps[i]);
 		}
 		delivery_send_joined(s->delivery);
 		if (built)
@@ -412,6 +425,7 @@ static void sender_free(struct sender *s)
 		series_set_free(&s->sets[i]);
 	for (size_t i = 0; i < s->nr_spill; i++)
 		snapshot_free(s->spill[i]);
+	snapshot_free(s->spare);
 	free(s->spill);
 	sender_config_free(&s->cfg);
 	pthread_cond_destroy(&s->wake);
@@ -546,6 +560,17 @@ void sender_submit(struct sender *s, struct snapshot *snap)
 		spill(s, evicted);
 	else
 		drop_queued(s, evicted);
+}
+
+struct snapshot *sender_take_spare(struct sender *s)
+{
+	struct snapshot *snap;
+
+	pthread_mutex_lock(&s->lock);
+	snap = s->spare;
+	s->spare = NULL;
+	pthread_mutex_unlock(&s->lock);
+	return snap;
 }
 
 void sender_get_stats(struct sender *s, struct sender_stats *out)

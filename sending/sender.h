@@ -59,6 +59,12 @@ const char *sender_cpu_name(enum sender_cpu stage);
 int sender_start(const struct sender_config *c, struct sender **out);
 /* Takes @snap (ownership); never blocks on the network. */
 void sender_submit(struct sender *s, struct snapshot *snap);
+/*
+ * A snapshot the thread is done with, for the caller to fill again
+ * (snapshot_take_rows()) and submit: the next interval then needs no new
+ * memory. NULL when there is none. The caller owns it.
+ */
+struct snapshot *sender_take_spare(struct sender *s);
 void sender_get_stats(struct sender *s, struct sender_stats *out);
 /* Stops the thread (one last attempt for what is queued) and frees; accepts NULL. */
 void sender_stop(struct sender *s);

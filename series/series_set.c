@@ -524,7 +524,7 @@ struct metric_name_len {
 };
 
 static int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
-			 const struct metric_name_len *name, double value, bool stale, int64_t start_ms)
+			 const struct metric_name_len *name, uint64_t raw, bool stale, int64_t start_ms)
 {
 	struct series_item proto = {
 		.name = name->name,
@@ -532,7 +532,8 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 		.counter = def->type == STAT_COUNTER,
 		.unit = metric_unit(def),
 		.stale = stale,
-		.value = value,
+		.value = stale ? stale_nan() : sample_value(def, raw),
+		.raw = raw,
 		.start_ms = start_ms,
 		.key = key_with_name(rt->key, name->name, name->len),
 	};
@@ -564,7 +565,7 @@ static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_
 {
 	memset(bits, 0, TRACK_WORDS * sizeof(uint64_t));
 	for (size_t c = 0; c < snap->nr_stats && c < TRACK_MAX_STATS; c++)
-		if (snap->values[r * snap->nr_stats + c] != SAMPLE_VALUE_MISSING)
+		if (snap->values[r][c] != SAMPLE_VALUE_MISSING)
 			bits[c / 64] |= 1ULL << (c % 64);
 }
 
@@ -640,7 +641,7 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 			err = row_labels(set, o, st->entries[i].path, st->entries[i].id, &rl);
 			if (!err) {
 				row_template(&rt, o, &rl);
-				err = add_stat_item(set, &rt, snap->stats[k], &names[k], stale_nan(), true,
+				err = add_stat_item(set, &rt, snap->stats[k], &names[k], SAMPLE_VALUE_MISSING, true,
 						    st->entries[i].first_ms);
 			}
 			if (err)
@@ -804,16 +805,25 @@ static int patch(struct series_set *set, const struct series_opts *o, const stru
 	struct series_key old[SNAPSHOT_MAX_SELF];
 	int err;
 
-	/* the rows' items in order; their nonzero bits while they are at hand */
+	/*
+	 * The rows' items in order. Most values are what they were: only a
+	 * changed one is converted (a double conversion is not cheap everywhere)
+	 * and its nonzero bit written.
+	 */
 	for (size_t r = 0; r < snap->nr_rows; r++) {
-		const uint64_t *v = snap->values + r * snap->nr_stats;
+		const uint64_t *v = snap->values[r];
 
 		for (size_t c = 0; c < nr_stats; c++) {
+			struct series_item *it = &set->items[i];
+
 			if (v[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			set->items[i].value = sample_value(snap->stats[c], v[c]);
-			if (bits)
-				put_nonzero(set, i);
+			if (it->raw != v[c]) {
+				it->raw = v[c];
+				it->value = sample_value(snap->stats[c], v[c]);
+				if (bits)
+					put_nonzero(set, i);
+			}
 			i++;
 		}
 	}
@@ -904,7 +914,7 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 	if (err)
 		goto free_tmp;
 	for (size_t r = 0; r < snap->nr_rows; r++) {
-		const uint64_t *v = snap->values + r * snap->nr_stats;
+		const uint64_t *v = snap->values[r];
 		struct row_labels rl;
 		struct row_template rt;
 
@@ -915,8 +925,7 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 		for (size_t c = 0; c < nr_stats; c++) {
 			if (v[c] == SAMPLE_VALUE_MISSING)
 				continue;
-			err = add_stat_item(set, &rt, snap->stats[c], &names[c], sample_value(snap->stats[c], v[c]),
-					    false, row_first[r]);
+			err = add_stat_item(set, &rt, snap->stats[c], &names[c], v[c], false, row_first[r]);
 			if (err)
 				goto free_tmp;
 		}

@@ -50,6 +50,7 @@ struct series_item {
 	const char *unit;             /* OTLP's UCUM unit: "By", "s", "{page}" (metric_unit()); NULL for none */
 	bool stale;
 	double value;
+	uint64_t raw;                 /* the sampled value @value came from (row items; patch()) */
 	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano
 				       * of counters): the cgroup's first sample since it last
 				       * appeared; self metrics: the first snapshot; 0 without a

@@ -5,46 +5,90 @@
 #include <stdlib.h>
 #include <string.h>
 
-int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, void *arg,
-			struct snapshot **out)
+/* Makes *@buf hold @n elements of @size bytes; @cap: how many it holds now. */
+static int reserve(void **buf, size_t *cap, size_t n, size_t size)
 {
-	struct snapshot *s;
-	size_t rows = 0, path_bytes = 0, off = 0;
-	int err = -ENOMEM;
+	void *p;
 
-	for (size_t r = 0; r < t->nr_rows; r++)
-		if (!keep || keep(&t->rows[r], arg)) {
-			rows++;
-			path_bytes += strlen(t->rows[r].path) + 1;
-		}
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return err;
+	if (n <= *cap && *buf)
+		return 0;
+	n = n ? n : 1;
+	p = realloc(*buf, n * size);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+/* Points paths and values at the rows of s->rows that @keep accepts. */
+static int index_rows(struct snapshot *s, snapshot_row_filter keep, void *arg)
+{
+	const struct sample_table *t = &s->rows;
+
+	if (reserve((void **)&s->stats, &s->cap_stats, t->nr_stats, sizeof(*s->stats)) ||
+	    reserve((void **)&s->paths, &s->cap_paths, t->nr_rows, sizeof(*s->paths)) ||
+	    reserve((void **)&s->values, &s->cap_values, t->nr_rows, sizeof(*s->values)))
+		return -ENOMEM;
 	/* nearest ms, as collectd prints cdtime with %.3f */
 	s->ts_ms = (int64_t)((t->timestamp_ns + 500000u) / 1000000u);
 	s->nr_stats = t->nr_stats;
-	s->stats = calloc(t->nr_stats ? t->nr_stats : 1, sizeof(*s->stats));
-	s->paths = calloc(rows ? rows : 1, sizeof(*s->paths));
-	s->values = calloc(rows * t->nr_stats > 0 ? rows * t->nr_stats : 1, sizeof(*s->values));
-	s->path_buf = malloc(path_bytes ? path_bytes : 1);
-	if (!s->stats || !s->paths || !s->values || !s->path_buf)
-		goto free_snapshot;
 	memcpy(s->stats, t->stats, t->nr_stats * sizeof(*s->stats));
 	for (size_t r = 0; r < t->nr_rows; r++) {
 		const struct sample_row *row = &t->rows[r];
-		size_t n;
 
 		if (keep && !keep(row, arg))
 			continue;
-		n = strlen(row->path) + 1;
-		memcpy(s->path_buf + off, row->path, n);
-		s->paths[s->nr_rows] = s->path_buf + off;
-		off += n;
-		memcpy(s->values + s->nr_rows * s->nr_stats, row->values, s->nr_stats * sizeof(uint64_t));
+		s->paths[s->nr_rows] = row->path;
+		s->values[s->nr_rows] = row->values;
 		for (size_t c = 0; c < s->nr_stats; c++)
 			s->nr_values += row->values[c] != SAMPLE_VALUE_MISSING;
 		s->nr_rows++;
 	}
+	return 0;
+}
+
+struct snapshot *snapshot_new(void)
+{
+	return calloc(1, sizeof(struct snapshot));
+}
+
+int snapshot_take_rows(struct snapshot *s, struct sample_table *t, snapshot_row_filter keep, void *arg)
+{
+	s->nr_rows = s->nr_values = s->nr_self = 0;
+	if (s->rows.stats != t->stats || s->rows.nr_columns != t->nr_columns) {
+		sample_table_free(&s->rows); /* done with rows of other columns */
+		sample_table_init_hidden(&s->rows, t->stats, t->nr_stats, t->nr_columns);
+	}
+	sample_table_swap_rows(&s->rows, t);
+	sample_table_reset(t);
+	return index_rows(s, keep, arg);
+}
+
+int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, void *arg,
+			struct snapshot **out)
+{
+	struct snapshot *s = snapshot_new();
+	int err = -ENOMEM;
+
+	if (!s)
+		return err;
+	sample_table_init_hidden(&s->rows, t->stats, t->nr_stats, t->nr_columns);
+	s->rows.timestamp_ns = t->timestamp_ns;
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		const struct sample_row *row = &t->rows[r];
+		struct sample_row *copy;
+
+		if (keep && !keep(row, arg))
+			continue;
+		copy = sample_table_add(&s->rows, row->cgroup_id, row->path, row->depth);
+		if (!copy)
+			goto free_snapshot;
+		memcpy(copy->values, row->values, t->nr_columns * sizeof(*copy->values));
+	}
+	err = index_rows(s, NULL, NULL);
+	if (err)
+		goto free_snapshot;
 	*out = s;
 	return 0;
 
@@ -68,6 +112,6 @@ void snapshot_free(struct snapshot *s)
 	free(s->stats);
 	free(s->paths);
 	free(s->values);
-	free(s->path_buf);
+	sample_table_free(&s->rows);
 	free(s);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * One interval handed from the read callback to the sender: a copy of the
- * selected rows of the sample table (so the sampler may reuse its table at
- * once) plus the plugin's own metrics at that moment. Owned by whoever holds
- * it; snapshot_free() accepts NULL.
+ * One interval handed from the read callback to the sender: the selected
+ * rows of the sample table, taken with the table's storage (the sampler gets
+ * other storage to sample into at once) or copied, plus the plugin's own
+ * metrics at that moment. Owned by whoever holds it; snapshot_free()
+ * accepts NULL.
  */
 #ifndef MEMCG_BPF_SNAPSHOT_H
 #define MEMCG_BPF_SNAPSHOT_H
@@ -31,12 +32,14 @@ struct snapshot {
 	size_t nr_stats;
 	const struct stat_def **stats; /* copy of the column array (catalog entries are static) */
 	size_t nr_rows;
-	const char **paths;  /* nr_rows, into path_buf */
-	uint64_t *values;    /* nr_rows * nr_stats, SAMPLE_VALUE_MISSING where the kernel gave none */
-	char *path_buf;
+	const char **paths;         /* nr_rows, into rows' storage */
+	const uint64_t **values;    /* nr_rows rows of nr_stats values, SAMPLE_VALUE_MISSING where
+				     * the kernel gave none; into rows' storage */
+	struct sample_table rows;   /* where the rows live (all the sample's, the kept ones indexed above) */
 	struct self_metric self[SNAPSHOT_MAX_SELF];
 	size_t nr_self;
 	size_t nr_values;    /* values present (not missing) */
+	size_t cap_stats, cap_paths, cap_values; /* what those arrays hold room for */
 };
 
 typedef bool (*snapshot_row_filter)(const struct sample_row *row, void *arg);
@@ -44,6 +47,14 @@ typedef bool (*snapshot_row_filter)(const struct sample_row *row, void *arg);
 /* Copies the rows of @t that @keep accepts (all when NULL). -ENOMEM on failure. */
 int snapshot_from_table(const struct sample_table *t, snapshot_row_filter keep, void *arg,
 			struct snapshot **out);
+/*
+ * The same without a copy: @s (a new one from snapshot_new(), or one done
+ * with) takes @t's rows by swapping storage with it; @t is left empty, with
+ * @s's old storage to sample into next. On -ENOMEM @s holds no rows and is
+ * still for snapshot_free().
+ */
+int snapshot_take_rows(struct snapshot *s, struct sample_table *t, snapshot_row_filter keep, void *arg);
+struct snapshot *snapshot_new(void);
 /* Appends a self metric; silently ignored beyond SNAPSHOT_MAX_SELF. */
 void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
 		       double value, bool counter, const char *unit);

@@ -280,7 +280,8 @@ static void test_steady_state_patches_values(void **state)
 {
 	const char *paths[] = { "/a", "/nofault", "/c" };
 	struct snapshot *s[5] = {
-		snap_of(paths, 3, 1000, 10), snap_of(paths, 3, 2000, 20), snap_of(paths, 3, 3000, 30),
+		/* values that move, then stay (3000), then move again */
+		snap_of(paths, 3, 1000, 10), snap_of(paths, 3, 2000, 20), snap_of(paths, 3, 3000, 20),
 		snap_of(paths, 2, 4000, 40), snap_of(paths, 2, 5000, 50),
 	};
 	struct stale_tracker *ta = stale_tracker_new(), *tb = stale_tracker_new();
@@ -312,6 +313,51 @@ static void test_steady_state_patches_values(void **state)
 	series_set_free(&a);
 	stale_tracker_free(ta);
 	stale_tracker_free(tb);
+}
+
+/*
+ * A snapshot that takes a table's rows holds what a copy would, whatever it
+ * held before; the table is left empty with room to sample into.
+ */
+static void test_snapshot_takes_rows(void **state)
+{
+	const char *big[] = { "/a", "/nofault", "/c/with/a/longer/path" }, *small[] = { "/z" };
+	struct snapshot *s = snapshot_new();
+
+	assert_non_null(s);
+	for (size_t k = 0; k < 3; k++) {
+		const char *const *paths = k == 1 ? small : big;
+		size_t n = k == 1 ? 1 : 3;
+		struct snapshot *copy;
+		struct sample_table t;
+
+		sample_table_init(&t, cols, 2);
+		t.timestamp_ns = (1000 + k) * 1000000u;
+		for (size_t i = 0; i < n; i++) {
+			struct sample_row *r = sample_table_add(&t, i + 1, paths[i], 1);
+
+			r->values[0] = 10 * k + i;
+			r->values[1] = i == 1 ? SAMPLE_VALUE_MISSING : 100 * k + i;
+		}
+		assert_int_equal(snapshot_from_table(&t, NULL, NULL, &copy), 0);
+		snapshot_add_self(s, "memcg_bpf_sender_retries_total", NULL, NULL, 1, true, "{retry}");
+		assert_int_equal(snapshot_take_rows(s, &t, NULL, NULL), 0);
+		assert_int_equal(t.nr_rows, 0);
+		assert_int_equal(s->ts_ms, copy->ts_ms);
+		assert_int_equal(s->nr_stats, 2);
+		assert_int_equal(s->nr_rows, n);
+		assert_int_equal(s->nr_values, copy->nr_values);
+		assert_int_equal(s->nr_self, 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_string_equal(s->paths[i], paths[i]);
+			assert_string_equal(copy->paths[i], paths[i]);
+			assert_memory_equal(s->values[i], copy->values[i], 2 * sizeof(uint64_t));
+		}
+		assert_memory_equal(s->stats, copy->stats, 2 * sizeof(s->stats[0]));
+		snapshot_free(copy);
+		sample_table_free(&t);
+	}
+	snapshot_free(s);
 }
 
 /* A second set built in between changes the tracker: the first cannot patch. */
@@ -355,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_start_time_is_first_seen),
 		cmocka_unit_test(test_steady_state_patches_values),
 		cmocka_unit_test(test_steady_state_needs_the_tracker_it_was_built_with),
+		cmocka_unit_test(test_snapshot_takes_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
