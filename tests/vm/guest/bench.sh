@@ -203,11 +203,12 @@ missing_cgroups() {
 # intervals, per interval: CPU ms (schedstat's run time) and how often it
 # was switched in (schedstat's timeslices), voluntary and not (status).
 thread_times() { # PID: "TID RUN_NS SLICES VOLUNTARY NONVOLUNTARY COMM" per thread
-	for t in /proc/"$1"/task/*; do
-		read -r run _ slices < "$t/schedstat" || continue
-		vol=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$t/status")
-		nvol=$(sed -n 's/^nonvoluntary_ctxt_switches:[[:space:]]*//p' "$t/status")
-		echo "${t##*/} $run $slices $vol $nvol $(cat "$t/comm")"
+	# (the shell has no locals: names of their own, not run or t)
+	for tt_task in /proc/"$1"/task/*; do
+		read -r tt_run _ tt_slices < "$tt_task/schedstat" || continue
+		tt_vol=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$tt_task/status")
+		tt_nvol=$(sed -n 's/^nonvoluntary_ctxt_switches:[[:space:]]*//p' "$tt_task/status")
+		echo "${tt_task##*/} $tt_run $tt_slices $tt_vol $tt_nvol $(cat "$tt_task/comm")"
 	done
 }
 
@@ -224,7 +225,7 @@ thread_report() { # BEFORE AFTER INTERVALS
 # VMTEST_CD_STRACE=1 (with strace in the initramfs): the system calls of
 # each thread over the measured intervals, per interval.
 strace_report() { # STRACE_OUT PID INTERVALS
-	for t in /proc/"$2"/task/*; do echo "${t##*/} $(cat "$t/comm")"; done > "$1.comm"
+	for tt_task in /proc/"$2"/task/*; do echo "${tt_task##*/} $(cat "$tt_task/comm")"; done > "$1.comm"
 	awk -v n="$3" '
 		NR == FNR { c = $2; for (i = 3; i <= NF; i++) c = c "_" $i; comm[$1] = c; next }
 		{ name = $2; sub(/\(.*/, "", name); if ($2 ~ /^<\.\.\./) next; calls[$1 " " name]++ }
