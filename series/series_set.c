@@ -290,7 +290,8 @@ static void ll_sort(struct label_list *ll)
 }
 
 /* Appends an item whose labels @ll are already sorted by name. */
-static int add_item_sorted(struct series_set *set, const struct series_item *proto, const struct label_list *ll)
+static int add_item_sorted(struct series_set *set, const struct series_item *proto, const struct label_pair *l,
+			   const struct label_len *len, size_t n)
 {
 	struct series_item *it;
 
@@ -303,7 +304,7 @@ static int add_item_sorted(struct series_set *set, const struct series_item *pro
 		set->items = p;
 		set->cap_items = cap;
 	}
-	while (set->nr_labels + ll->n > set->cap_labels) {
+	while (set->nr_labels + n > set->cap_labels) {
 		size_t cap = set->cap_labels ? set->cap_labels * 2 : 8192;
 		void *p = realloc(set->labels, cap * sizeof(*set->labels));
 
@@ -319,10 +320,10 @@ static int add_item_sorted(struct series_set *set, const struct series_item *pro
 	it = &set->items[set->nr_items++];
 	*it = *proto;
 	it->label_off = (uint32_t)set->nr_labels;
-	it->nr_labels = (uint32_t)ll->n;
-	memcpy(set->labels + set->nr_labels, ll->l, ll->n * sizeof(ll->l[0]));
-	memcpy(set->label_lens + set->nr_labels, ll->len, ll->n * sizeof(ll->len[0]));
-	set->nr_labels += ll->n;
+	it->nr_labels = (uint32_t)n;
+	memcpy(set->labels + set->nr_labels, l, n * sizeof(l[0]));
+	memcpy(set->label_lens + set->nr_labels, len, n * sizeof(len[0]));
+	set->nr_labels += n;
 	if (it->stale)
 		set->nr_stale++;
 	else if (it->stat)
@@ -341,7 +342,7 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 		name_at++;
 	it.key = key_labels(ll->l, ll->len, ll->n, name_at);
 	it.key = key_with_name(it.key, proto->name, strlen(proto->name));
-	return add_item_sorted(set, &it, ll);
+	return add_item_sorted(set, &it, ll->l, ll->len, ll->n);
 }
 
 /* Sets *@dst to a copy of @src unless *@dst is set already or @src is empty. */
@@ -496,26 +497,32 @@ static void common_labels(struct label_list *ll, const struct series_opts *o, co
  * @name_at: sorted once per cgroup, then each stat only sets __name__.
  */
 struct row_template {
-	struct label_list ll;
-	size_t name_at;
+	const struct label_pair *l;
+	const struct label_len *len;
+	size_t n, name_at;
 	struct series_key key; /* of the labels but __name__ */
 };
 
-static void row_template(struct row_template *rt, const struct series_opts *o, const struct row_labels *rl)
+/* @rt points into @ll, which holds the labels. */
+static void row_template(struct row_template *rt, struct label_list *ll, const struct series_opts *o,
+			 const struct row_labels *rl)
 {
-	common_labels(&rt->ll, o, "?"); /* __name__ is set per stat */
-	ll_add_len(&rt->ll, "cgroup", rl->cgroup, rl->cgroup_len);
-	ll_add_len(&rt->ll, "unit", rl->unit, rl->unit_len);
-	ll_add_len(&rt->ll, "pod_uid", rl->pod_uid, rl->pod_uid_len);
-	ll_add_len(&rt->ll, "container_id", rl->container_id, rl->container_id_len);
-	ll_add_len(&rt->ll, "namespace", rl->ns, rl->ns_len);
-	ll_add_len(&rt->ll, "pod", rl->pod, rl->pod_len);
-	ll_add_len(&rt->ll, "container", rl->container, rl->container_len);
-	ll_sort(&rt->ll);
+	common_labels(ll, o, "?"); /* __name__ is set per stat */
+	ll_add_len(ll, "cgroup", rl->cgroup, rl->cgroup_len);
+	ll_add_len(ll, "unit", rl->unit, rl->unit_len);
+	ll_add_len(ll, "pod_uid", rl->pod_uid, rl->pod_uid_len);
+	ll_add_len(ll, "container_id", rl->container_id, rl->container_id_len);
+	ll_add_len(ll, "namespace", rl->ns, rl->ns_len);
+	ll_add_len(ll, "pod", rl->pod, rl->pod_len);
+	ll_add_len(ll, "container", rl->container, rl->container_len);
+	ll_sort(ll);
+	rt->l = ll->l;
+	rt->len = ll->len;
+	rt->n = ll->n;
 	rt->name_at = 0;
-	while (strcmp(rt->ll.l[rt->name_at].name, "__name__") != 0)
+	while (strcmp(ll->l[rt->name_at].name, "__name__") != 0)
 		rt->name_at++;
-	rt->key = key_labels(rt->ll.l, rt->ll.len, rt->ll.n, rt->name_at);
+	rt->key = key_labels(ll->l, ll->len, ll->n, rt->name_at);
 }
 
 struct metric_name_len {
@@ -540,7 +547,7 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 	size_t at = set->nr_labels + rt->name_at;
 	int err;
 
-	err = add_item_sorted(set, &proto, &rt->ll);
+	err = add_item_sorted(set, &proto, rt->l, rt->len, rt->n);
 	if (err)
 		return err;
 	set->labels[at].value = name->name;
@@ -635,12 +642,13 @@ static int track(struct series_set *set, const struct series_opts *o, const stru
 		for (size_t k = 0; k < st->nr_stats; k++) {
 			struct row_labels rl;
 			struct row_template rt;
+			struct label_list ll;
 
 			if (!(st->entries[i].bits[k / 64] & ~now[k / 64] & (1ULL << (k % 64))))
 				continue;
 			err = row_labels(set, o, st->entries[i].path, st->entries[i].id, &rl);
 			if (!err) {
-				row_template(&rt, o, &rl);
+				row_template(&rt, &ll, o, &rl);
 				err = add_stat_item(set, &rt, snap->stats[k], &names[k], SAMPLE_VALUE_MISSING, true,
 						    st->entries[i].first_ms);
 			}
@@ -806,27 +814,25 @@ static int patch(struct series_set *set, const struct series_opts *o, const stru
 	int err;
 
 	/*
-	 * The rows' items in order. Most values are what they were: only a
-	 * changed one is converted (a double conversion is not cheap everywhere)
-	 * and its nonzero bit written.
+	 * The rows' items in build()'s order, stat-major. Most values are what
+	 * they were: only a changed one is converted (a double conversion is not
+	 * cheap everywhere) and its nonzero bit written.
 	 */
-	for (size_t r = 0; r < snap->nr_rows; r++) {
-		const uint64_t *v = snap->values[r];
-
-		for (size_t c = 0; c < nr_stats; c++) {
+	for (size_t c = 0; c < nr_stats; c++)
+		for (size_t r = 0; r < snap->nr_rows; r++) {
 			struct series_item *it = &set->items[i];
+			uint64_t v = snap->values[r][c];
 
-			if (v[c] == SAMPLE_VALUE_MISSING)
+			if (v == SAMPLE_VALUE_MISSING)
 				continue;
-			if (it->raw != v[c]) {
-				it->raw = v[c];
-				it->value = sample_value(snap->stats[c], v[c]);
+			if (it->raw != v) {
+				it->raw = v;
+				it->value = sample_value(snap->stats[c], v);
 				if (bits)
 					put_nonzero(set, i);
 			}
 			i++;
 		}
-	}
 	set->nr_nonzero_known = bits ? i : 0;
 	set->ts_ms = snap->ts_ms;
 	if (nr_self > SNAPSHOT_MAX_SELF)
@@ -869,6 +875,71 @@ static void mark_nonzero(struct series_set *set)
 	set->nr_nonzero_known = set->nr_items;
 }
 
+/* The labels of every row's template, one after the other. */
+struct label_pool {
+	struct label_pair *l;
+	struct label_len *len;
+	size_t n, cap;
+};
+
+static void label_pool_free(struct label_pool *p)
+{
+	free(p->l);
+	free(p->len);
+}
+
+static int label_pool_add(struct label_pool *p, const struct label_list *ll)
+{
+	if (p->n + ll->n > p->cap) {
+		size_t cap = 2 * (p->n + ll->n);
+		void *l = realloc(p->l, cap * sizeof(*p->l)), *len;
+
+		if (!l)
+			return -ENOMEM;
+		p->l = l;
+		len = realloc(p->len, cap * sizeof(*p->len));
+		if (!len)
+			return -ENOMEM;
+		p->len = len;
+		p->cap = cap;
+	}
+	memcpy(p->l + p->n, ll->l, ll->n * sizeof(*ll->l));
+	memcpy(p->len + p->n, ll->len, ll->n * sizeof(*ll->len));
+	p->n += ll->n;
+	return 0;
+}
+
+/*
+ * Every row's template at once (build() goes stat by stat), their labels in
+ * @pool: a few per row, not a label list's room for the most.
+ */
+static int row_templates(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+			 const struct row_idents *ri, struct row_template *tpl, struct label_pool *pool)
+{
+	size_t at = 0;
+
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		struct row_labels rl;
+		struct label_list ll;
+		int err;
+
+		err = row_labels(set, o, snap->paths[r], ri->id[r], &rl);
+		if (err)
+			return err;
+		row_template(&tpl[r], &ll, o, &rl);
+		err = label_pool_add(pool, &ll);
+		if (err)
+			return err;
+	}
+	/* the pool has stopped moving: the templates point into it */
+	for (size_t r = 0; r < snap->nr_rows; r++) {
+		tpl[r].l = pool->l + at;
+		tpl[r].len = pool->len + at;
+		at += tpl[r].n;
+	}
+	return 0;
+}
+
 static int build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		 struct stale_tracker *st)
 {
@@ -876,6 +947,8 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
 	size_t rows = snap->nr_rows ? snap->nr_rows : 1, *order = NULL;
 	struct row_idents ri = { 0 };
+	struct row_template *tpl = NULL;
+	struct label_pool pool = { 0 };
 	int64_t *row_first = NULL;
 	int err;
 
@@ -900,7 +973,8 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 	ri.id = calloc(rows, sizeof(*ri.id));
 	ri.owned = calloc(rows, sizeof(*ri.owned));
 	ri.entry = malloc(rows * sizeof(*ri.entry));
-	if (!order || !row_first || !ri.id || !ri.owned || !ri.entry)
+	tpl = malloc(rows * sizeof(*tpl));
+	if (!order || !row_first || !ri.id || !ri.owned || !ri.entry || !tpl)
 		goto free_tmp;
 	for (size_t r = 0; r < rows; r++)
 		ri.entry[r] = SIZE_MAX;
@@ -913,23 +987,20 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 	err = row_idents(o, snap, st, &ri);
 	if (err)
 		goto free_tmp;
-	for (size_t r = 0; r < snap->nr_rows; r++) {
-		const uint64_t *v = snap->values[r];
-		struct row_labels rl;
-		struct row_template rt;
+	err = row_templates(set, o, snap, &ri, tpl, &pool);
+	if (err)
+		goto free_tmp;
+	/* stat-major (series_set.h) */
+	for (size_t c = 0; c < nr_stats; c++)
+		for (size_t r = 0; r < snap->nr_rows; r++) {
+			uint64_t v = snap->values[r][c];
 
-		err = row_labels(set, o, snap->paths[r], ri.id[r], &rl);
-		if (err)
-			goto free_tmp;
-		row_template(&rt, o, &rl);
-		for (size_t c = 0; c < nr_stats; c++) {
-			if (v[c] == SAMPLE_VALUE_MISSING)
+			if (v == SAMPLE_VALUE_MISSING)
 				continue;
-			err = add_stat_item(set, &rt, snap->stats[c], &names[c], v[c], false, row_first[r]);
+			err = add_stat_item(set, &tpl[r], snap->stats[c], &names[c], v, false, row_first[r]);
 			if (err)
 				goto free_tmp;
 		}
-	}
 	set->nr_row_items = set->nr_items;
 	set->nr_row_labels = set->nr_labels;
 	if (st) {
@@ -940,6 +1011,8 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 	err = add_self_items(set, o, snap, st);
 free_tmp:
 	row_idents_free(&ri, rows);
+	label_pool_free(&pool);
+	free(tpl);
 	free(row_first);
 	free(order);
 	return err;

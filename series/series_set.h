@@ -120,6 +120,11 @@ void stale_tracker_free(struct stale_tracker *st);
 void series_set_init(struct series_set *set);
 /*
  * Builds @set (reset first) from @snap; updates @st when it is not NULL.
+ * The items: every cgroup's value of the first stat, then of the second,
+ * and so on (stat-major: each series then differs from the one before in
+ * its cgroup label only, which snappy finds: remote write 1.0 takes 10%
+ * fewer bytes than cgroup by cgroup in encode-bench); then stale markers;
+ * then the self metrics.
  * When the snapshot has the shape of the one @set was last built from
  * (same cgroups in the same order, same stats present, identities
  * complete, nothing stale) and @st has not changed since, only the values,

@@ -109,8 +109,12 @@ static void test_remote_write_v1(void **state)
 		}
 	}
 	assert_int_equal(stale, 3);
-	assert_string_equal(req->timeseries[2]->labels[0]->value, "memcg_usage_bytes");
-	assert_true(req->timeseries[2]->samples[0]->value == (double)(1ULL << 40));
+	/* stat-major: the 4 cgroups' anon, then their pgfault, then their usage */
+	assert_string_equal(req->timeseries[8]->labels[0]->value, "memcg_usage_bytes");
+	assert_string_equal(req->timeseries[8]->labels[1]->value, "/grp-0");
+	assert_true(req->timeseries[8]->samples[0]->value == (double)(1ULL << 40));
+	assert_string_equal(req->timeseries[1]->labels[0]->value, "memcg_anon_bytes");
+	assert_string_equal(req->timeseries[1]->labels[1]->value, "/grp-1");
 	prometheus__write_request__free_unpacked(req, NULL);
 	free(raw);
 	payload_list_free(&pl);
@@ -224,7 +228,7 @@ static void test_remote_write_v2_symbols(void **state)
 		assert_int_equal(ts->samples[0]->timestamp, 1700000001123);
 		assert_non_null(ts->metadata);
 	}
-	assert_int_equal(req->timeseries[1]->metadata->type,
+	assert_int_equal(req->timeseries[4]->metadata->type, /* pgfault of the first cgroup */
 			 IO__PROMETHEUS__WRITE__V2__METADATA__METRIC_TYPE__METRIC_TYPE_COUNTER);
 	assert_string_equal(req->symbols[req->timeseries[0]->metadata->unit_ref], "bytes");
 	io__prometheus__write__v2__request__free_unpacked(req, NULL);

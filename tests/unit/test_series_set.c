@@ -66,12 +66,18 @@ static void test_items_and_sorted_labels(void **state)
 		assert_string_equal(set.labels[it->label_off].name, "Dc");
 		assert_string_equal(label(&set, it, "host"), "h1");
 	}
+	/* stat-major: every cgroup's anon, then every cgroup's pgfault */
 	assert_string_equal(set.items[0].name, "memcg_anon_bytes");
 	assert_string_equal(label(&set, &set.items[0], "cgroup"), "/b");
 	assert_true(set.items[0].value == 10.0);
-	assert_string_equal(set.items[1].name, "memcg_pgfault_total");
-	assert_true(set.items[1].counter);
-	assert_string_equal(label(&set, &set.items[2], "cgroup"), "/a\\xff");
+	assert_string_equal(set.items[1].name, "memcg_anon_bytes");
+	assert_string_equal(label(&set, &set.items[1], "cgroup"), "/a\\xff");
+	assert_string_equal(label(&set, &set.items[2], "cgroup"), "/nofault");
+	assert_string_equal(set.items[3].name, "memcg_pgfault_total");
+	assert_true(set.items[3].counter);
+	assert_string_equal(label(&set, &set.items[3], "cgroup"), "/b");
+	assert_true(set.items[3].value == 110.0);
+	assert_string_equal(label(&set, &set.items[4], "cgroup"), "/a\\xff");
 	series_set_free(&set);
 	snapshot_free(s);
 }
