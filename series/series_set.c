@@ -289,7 +289,29 @@ static void ll_sort(struct label_list *ll)
 	}
 }
 
-/* Appends an item whose labels @ll are already sorted by name. */
+/* Makes the parallel arrays *@l and *@len (room for *@cap) hold @want labels. */
+static int labels_reserve(struct label_pair **l, struct label_len **len, size_t *cap, size_t want)
+{
+	size_t n = *cap ? *cap : 8192;
+	void *p;
+
+	if (want <= *cap)
+		return 0;
+	while (n < want)
+		n *= 2;
+	p = realloc(*l, n * sizeof(**l));
+	if (!p)
+		return -ENOMEM;
+	*l = p;
+	p = realloc(*len, n * sizeof(**len));
+	if (!p)
+		return -ENOMEM;
+	*len = p;
+	*cap = n;
+	return 0;
+}
+
+/* Appends an item with the @n labels @l, @len, already sorted by name. */
 static int add_item_sorted(struct series_set *set, const struct series_item *proto, const struct label_pair *l,
 			   const struct label_len *len, size_t n)
 {
@@ -304,19 +326,8 @@ static int add_item_sorted(struct series_set *set, const struct series_item *pro
 		set->items = p;
 		set->cap_items = cap;
 	}
-	while (set->nr_labels + n > set->cap_labels) {
-		size_t cap = set->cap_labels ? set->cap_labels * 2 : 8192;
-		void *p = realloc(set->labels, cap * sizeof(*set->labels));
-
-		if (!p)
-			return -ENOMEM;
-		set->labels = p;
-		p = realloc(set->label_lens, cap * sizeof(*set->label_lens));
-		if (!p)
-			return -ENOMEM;
-		set->label_lens = p;
-		set->cap_labels = cap;
-	}
+	if (labels_reserve(&set->labels, &set->label_lens, &set->cap_labels, set->nr_labels + n))
+		return -ENOMEM;
 	it = &set->items[set->nr_items++];
 	*it = *proto;
 	it->label_off = (uint32_t)set->nr_labels;
@@ -890,19 +901,8 @@ static void label_pool_free(struct label_pool *p)
 
 static int label_pool_add(struct label_pool *p, const struct label_list *ll)
 {
-	if (p->n + ll->n > p->cap) {
-		size_t cap = 2 * (p->n + ll->n);
-		void *l = realloc(p->l, cap * sizeof(*p->l)), *len;
-
-		if (!l)
-			return -ENOMEM;
-		p->l = l;
-		len = realloc(p->len, cap * sizeof(*p->len));
-		if (!len)
-			return -ENOMEM;
-		p->len = len;
-		p->cap = cap;
-	}
+	if (labels_reserve(&p->l, &p->len, &p->cap, p->n + ll->n))
+		return -ENOMEM;
 	memcpy(p->l + p->n, ll->l, ll->n * sizeof(*ll->l));
 	memcpy(p->len + p->n, ll->len, ll->n * sizeof(*ll->len));
 	p->n += ll->n;
