@@ -21,11 +21,12 @@ static int reserve(void **buf, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-/* Points paths and values at the rows of s->rows that @keep accepts. */
+/* Points paths and values at the rows of s->rows that @keep accepts; no self metrics yet. */
 static int index_rows(struct snapshot *s, snapshot_row_filter keep, void *arg)
 {
 	const struct sample_table *t = &s->rows;
 
+	s->nr_rows = s->nr_values = s->nr_self = 0;
 	if (reserve((void **)&s->stats, &s->cap_stats, t->nr_stats, sizeof(*s->stats)) ||
 	    reserve((void **)&s->paths, &s->cap_paths, t->nr_rows, sizeof(*s->paths)) ||
 	    reserve((void **)&s->values, &s->cap_values, t->nr_rows, sizeof(*s->values)))
@@ -55,7 +56,6 @@ struct snapshot *snapshot_new(void)
 
 int snapshot_take_rows(struct snapshot *s, struct sample_table *t, snapshot_row_filter keep, void *arg)
 {
-	s->nr_rows = s->nr_values = s->nr_self = 0;
 	if (s->rows.stats != t->stats || s->rows.nr_columns != t->nr_columns) {
 		sample_table_free(&s->rows); /* done with rows of other columns */
 		sample_table_init_hidden(&s->rows, t->stats, t->nr_stats, t->nr_columns);

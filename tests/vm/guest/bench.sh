@@ -271,21 +271,21 @@ $more"
 $extra" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
-	if [ -n "${VMTEST_CD_PERF:-}" ] && command -v perf >/dev/null; then
-		# where collectd's CPU goes in the measured intervals (perf is the
-		# host's, put in by MEMCG_BPF_VM_FILES)
+	# the observers below watch the measured intervals: from the warm-up's end
+	if [ -n "${VMTEST_CD_PERF:-}${VMTEST_CD_THREADS:-}${VMTEST_CD_STRACE:-}" ]; then
 		wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
+	fi
+	if [ -n "${VMTEST_CD_PERF:-}" ] && command -v perf >/dev/null; then
+		# where collectd's CPU goes (perf is the host's, put in by
+		# MEMCG_BPF_VM_FILES)
 		perf record -q -e cpu-clock -F "${VMTEST_CD_PERF_FREQ:-499}" ${VMTEST_CD_PERF_CG:--g} -p $cpid -o "$d/perf.data" -- sleep $((n * ival)) \
 			> "$d/perf.out" 2>&1 &
 		perfpid=$!
 	fi
 	if [ -n "${VMTEST_CD_THREADS:-}" ]; then
-		[ -n "${perfpid:-}" ] || wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
 		thread_times $cpid > "$d/threads.0"
 	fi
 	if [ -n "${VMTEST_CD_STRACE:-}" ] && command -v strace >/dev/null; then
-		[ -n "${perfpid:-}${VMTEST_CD_THREADS:-}" ] ||
-			wait_marks "$d" "$warm" $cpid $((warm * ival * 3 + 60)) "$label at $size" || return 1
 		strace -f -qq -o "$d/strace.out" -p $cpid &
 		stracepid=$!
 	fi
