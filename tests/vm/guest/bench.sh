@@ -410,7 +410,7 @@ t_bench_collectd() {
 	parent=$CG/cdbench
 	enable_memory "$CG" || return 1
 	mkdir -p "$parent" && enable_memory "$parent" || return 1
-	info "# collectd $("$COLLECTD" -h 2>&1 | sed -n 's/^collectd \([0-9][0-9.]*[0-9]\).*/\1/p' | head -n 1) with memcg_bpf, default stats (14), write plugin bench_sink (counts values, no I/O); fd limit $(ulimit -n)/$(ulimit -Hn) inherited"
+	info "# collectd $("$COLLECTD" -h 2>&1 | sed -n 's/^collectd \([0-9][0-9.]*[0-9]\).*/\1/p' | head -n 1) with memcg_bpf, default stats, write plugin bench_sink (counts values, no I/O); fd limit $(ulimit -n)/$(ulimit -Hn) inherited"
 	info "# per interval, mean of ${VMTEST_CD_INTERVALS:-20} after ${VMTEST_CD_WARMUP:-8} warm-up samples; ms of CPU (user+system); collectd: all its threads"
 	info "#  tree cgroups run                   cd_ms  sample_ms  cd/smp series_ms  enc_ms  comp_ms  post_ms snd/smp  rest_ms write_ms   values   recvd queue ival_s peak_rss"
 	have=$(tree_size "$parent")
