@@ -25,7 +25,8 @@
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
 # fallback:bench_core_612 bookworm:bench_core_61"); "kfunc:bench_agent" runs
 # encode-bench (1,000 and 10,000 cgroups), bench_collectd and
-# bench_soak_sink; "kfunc:bench_collectd" bench_collectd alone.
+# bench_soak_sink; "kfunc:bench_collectd" bench_collectd alone; "kfunc:bench_churn"
+# bench_churn alone.
 # Prints the tables, the main one also as Markdown, and draws it as a PNG
 # (gnuplot) into $MEMCG_BPF_BUILDDIR/bench-logs/bench.png. Not a test: it
 # only fails when it cannot run.

@@ -879,6 +879,9 @@ bench_agent) # the agent's cost alone (the sender, bench_collectd, the soak into
 bench_collectd) # bench_collectd alone (VMTEST_CD_RUNS picks its rows)
 	run_test bench_collectd t_bench_collectd
 	;;
+bench_churn) # bench_churn alone (a sample's cost under cgroup churn, its paths checked)
+	run_test bench_churn t_bench_churn
+	;;
 bench_core*)
 	run_test bench_core t_bench_core
 	;;
