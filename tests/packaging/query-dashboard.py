@@ -133,6 +133,22 @@ def series_names(expr):
                if m.group(1).startswith(("memcg_", "cgroup:", "host:")))
 
 
+def largest_cgroup(prom, host, deadline):
+    """The largest real cgroup below the root, as an operator would pick;
+    "/" when the host has none by @deadline. Waited for like the panels: a
+    receiver may list a host's series before its queries over them answer
+    (otlp_two_hosts once picked "/" so, and every cgroup panel came out
+    empty)."""
+    query = 'topk(1, memcg_usage_bytes{host="%s", cgroup!="/"})' % host
+    while True:
+        top = api(prom, "/api/v1/query", {"query": query})["result"]
+        if top:
+            return top[0]["metric"]["cgroup"]
+        if time.monotonic() > deadline:
+            return "/"
+        time.sleep(1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prom", required=True)
@@ -167,10 +183,7 @@ def main():
         series = api(a.prom, "/api/v1/series", {"match[]": match})
         got = sorted(set(s.get(m.group(2), "") for s in series))
         if v["name"] == "cgroup" and not a.cgroup:
-            # the largest real cgroup below the root, as an operator would pick
-            top = api(a.prom, "/api/v1/query",
-                      {"query": 'topk(1, memcg_usage_bytes{host="%s", cgroup!="/"})' % a.host})["result"]
-            a.cgroup = top[0]["metric"]["cgroup"] if top else "/"
+            a.cgroup = largest_cgroup(a.prom, a.host, time.monotonic() + a.deadline)
         want = a.host if v["name"] == "host" else a.cgroup
         ok = want in got
         print("variable $%s: label_values -> %d values, %s %s" %
