@@ -192,7 +192,7 @@ missing_cgroups() {
 # VMTEST_CD_THREADS=1 and VMTEST_CD_STRACE=1: see thread_times and
 # strace_report. VMTEST_CD_CONF adds options to the plugin's block, to
 # measure one: Key=Value, comma-separated (the guest's environment has no
-# spaces), e.g. VMTEST_CD_CONF=MaxSamplesPerSend=5000 (the marks need
+# spaces; the first "=" of each ends the key), e.g. VMTEST_CD_CONF=MaxSamplesPerSend=5000 (the marks need
 # ReportSelf true).
 # The figures are per sample (mean of VMTEST_CD_INTERVALS after
 # VMTEST_CD_WARMUP), so the interval does not enter them as long as the
@@ -272,7 +272,7 @@ $more"
 	collectd_conf "$d" "$ival" bench_sink "  Backend \"$backend\"
   CgroupRoot \"$CG\"
 $extra
-$(echo "${VMTEST_CD_CONF:-}" | tr ',=' '\n ')" || return 1
+$(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed 's/=/ /')" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
 	# the observers below watch the measured intervals: from the warm-up's end
