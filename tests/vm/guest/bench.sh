@@ -29,18 +29,22 @@ t_bench() {
 	memcg-bench --parent "$CG" --sizes "${VMTEST_BENCH_SIZES:-10,100,1000}" \
 		--repeat "${VMTEST_BENCH_REPEAT:-30}" > "$WORK/bench.out" 2> "$WORK/bench.err"
 	rc=$?
-	# what one more stat costs: the bpf walk at 1,000 cgroups with 1 and all stats
-	for stats in anon all; do
+	# what one more stat costs: the bpf walk at 1,000 cgroups with 1 stat,
+	# the plugin's default set and all stats
+	for stats in anon default all; do
 		[ $rc -eq 0 ] || break
 		memcg-bench --parent "$CG" --sizes 1000 --stats $stats \
 			--repeat "${VMTEST_BENCH_REPEAT:-30}" >> "$WORK/bench.out" 2>> "$WORK/bench.err"
 		rc=$?
 	done
-	# the sender's CPU per interval next to the sampling figures above
+	# the sender's CPU per interval next to bench_collectd's sampling (same run)
 	if [ $rc -eq 0 ] && command -v encode-bench >/dev/null; then
-		echo "# encode-bench: the sender's CPU per interval at 1,000 cgroups, default stats" >> "$WORK/bench.out"
-		encode-bench 1000 21 >> "$WORK/bench.out" 2>> "$WORK/bench.err"
-		rc=$?
+		for n in 1000 10000; do
+			echo "# encode-bench: the sender's CPU per interval at $n cgroups, default stats" >> "$WORK/bench.out"
+			encode-bench $n 21 >> "$WORK/bench.out" 2>> "$WORK/bench.err"
+			rc=$?
+			[ $rc -eq 0 ] || break
+		done
 	fi
 	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
 	if [ $rc -ne 0 ]; then
@@ -438,9 +442,12 @@ t_bench_collectd() {
 # end of the first minute. Runs after t_bench_collectd (the tree of 10,000
 # is there; it grows it otherwise). soak_run RECEIVER:
 #   victoria  VictoriaMetrics in the guest, which must hold every cgroup's
-#             series at the end (it shares the 2 vCPUs with collectd)
+#             series at the end; it shares the 2 vCPUs with collectd and
+#             sets the pace (under TCG it ingests fewer samples per second
+#             than 10,000 cgroups make), so the queue is reported, not judged
 #   sink      bench/http_sink.c, which keeps nothing and checks that every
-#             snappy body decompresses: the agent's own cost and queue
+#             snappy body decompresses: the agent's own cost; its queue
+#             must stay empty
 soak_run() {
 	have_collectd || return 77
 	secs=${VMTEST_SOAK_SECONDS:-600} size=${VMTEST_SOAK_CGROUPS:-10000} receiver=$1
@@ -483,7 +490,8 @@ soak_run() {
 		soak_stop
 		got="$(cat "$d/sink.stats" 2>/dev/null)"
 	else
-		got="$(received soak) series of memcg_anon_bytes for $size cgroups"
+		nseries=$(received soak)
+		got="${nseries:-no} series of memcg_anon_bytes for $size cgroups"
 		soak_stop
 	fi
 	samples=$(wc -l < "$d/marks")
@@ -498,7 +506,12 @@ soak_run() {
 	*snappy_bad*) why "soak: the sink got snappy bodies that do not decompress: $got"; return 1 ;;
 	esac
 	[ "$((rsslast - rss1))" -le 20480 ] || { why "soak: collectd RSS grew $(((rsslast - rss1) / 1024)) MiB after minute 1 (> 20)"; return 1; }
-	[ "$qlast" -le 2 ] || { why "soak: the sender's queue holds $qlast intervals in the last minute"; return 1; }
+	if [ "$receiver" = sink ]; then
+		[ "$qlast" -le 2 ] || { why "soak: the sender's queue holds $qlast intervals in the last minute"; return 1; }
+	elif [ "${nseries:-0}" -lt "$size" ]; then
+		why "soak: VictoriaMetrics holds ${nseries:-no} series of memcg_anon_bytes for $size cgroups"
+		return 1
+	fi
 }
 
 soak_stop() {
