@@ -265,6 +265,9 @@ static int encode_patched(const struct series_set *set, enum wire_format f, enum
 	return 0;
 }
 
+/* A varint of a length at most: the room a joined snappy block keeps before its elements. */
+#define JOIN_LEN_ROOM 10
+
 /* The request @j has gathered, as a payload of @out; @j is empty after. */
 static int flush_joined(struct joined *j, enum wire_format f, enum compression c, struct payload_list *out)
 {
@@ -281,15 +284,24 @@ static int flush_joined(struct joined *j, enum wire_format f, enum compression c
 	}
 	cpu = thread_cpu_ns();
 	z = body_buf(out, out->n);
-	err = z ? byte_buf_reserve(z, 10 + out->joined.len) : -ENOMEM;
-	if (!err) {
-		/* a block: the length of what it decompresses to, then its elements */
-		z->len = (size_t)(pb_varint(z->data, j->raw_len) - z->data);
-		memcpy(z->data + z->len, out->joined.data, out->joined.len);
-		z->len += out->joined.len;
-		p.body = z->data;
-		p.len = z->len;
+	if (z) {
+		/*
+		 * A block: the length of what it decompresses to, in the room left
+		 * before the elements, then the elements. The body slot takes the
+		 * joined bytes as they lie, and the join its room.
+		 */
+		uint8_t len[JOIN_LEN_ROOM];
+		size_t k = (size_t)(pb_varint(len, j->raw_len) - len);
+		struct byte_buf room = *z;
+
+		memcpy(out->joined.data + JOIN_LEN_ROOM - k, len, k);
+		*z = out->joined;
+		out->joined = room;
+		p.body = z->data + JOIN_LEN_ROOM - k;
+		p.len = z->len - (JOIN_LEN_ROOM - k);
 		err = push_payload(out, &p);
+	} else {
+		err = -ENOMEM;
 	}
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 empty:
@@ -316,6 +328,13 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 	if (err)
 		return err;
 	cpu = thread_cpu_ns();
+	if (!j->samples && block) {
+		/* room for the block's length, written when the request is complete */
+		err = byte_buf_reserve(&out->joined, JOIN_LEN_ROOM);
+		if (err)
+			return err;
+		out->joined.len = JOIN_LEN_ROOM;
+	}
 	j->snappy = block != NULL;
 	if (block) {
 		/*
