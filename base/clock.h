@@ -25,4 +25,12 @@ static inline uint64_t thread_cpu_ns(void)
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* The moment @secs from now on @clock (now when @secs <= 0): a deadline for pthread_cond_timedwait(). */
+static inline struct timespec clock_after(clockid_t clock, double secs)
+{
+	uint64_t ns = clock_ns(clock) + (secs > 0 ? (uint64_t)(secs * 1e9) : 0);
+
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
+}
+
 #endif

@@ -275,6 +275,19 @@ static int set_timeout(struct plugin_config *c, const char *key, union cfg_arg a
 	return set_seconds(key, arg.number, &c->sender.timeout_s);
 }
 
+static int set_batch_deadline(struct plugin_config *c, const char *key, union cfg_arg arg,
+			      const struct cfg_value *v, size_t n)
+{
+	c->sender_keys++;
+	if (!(arg.number >= 0) || arg.number > SENDER_MAX_BATCH_DEADLINE_S) {
+		mb_err("%s %g: must be from 0 (every interval on its own) to %g seconds", key, arg.number,
+		       SENDER_MAX_BATCH_DEADLINE_S);
+		return -EINVAL;
+	}
+	c->sender.batch_deadline_s = arg.number;
+	return 0;
+}
+
 static int set_connect_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
 			       const struct cfg_value *v, size_t n)
 {
@@ -393,6 +406,7 @@ static const struct cfg_key keys[] = {
 	{ "MaxSamplesPerSend", SHAPE_INTEGER, set_max_samples },
 	{ "MaxBytesPerSend", SHAPE_INTEGER, set_max_bytes },
 	{ "QueueLength", SHAPE_INTEGER, set_queue_length },
+	{ "BatchSendDeadline", SHAPE_NUMBER, set_batch_deadline },
 	{ "Timeout", SHAPE_NUMBER, set_timeout },
 	{ "ConnectTimeout", SHAPE_NUMBER, set_connect_timeout },
 	{ "CACert", SHAPE_STRING, set_ca_cert },

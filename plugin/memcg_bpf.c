@@ -436,6 +436,8 @@ static int mb_init(void)
 		inst->curl_ready = true;
 		free(inst->cfg.sender.host);
 		inst->cfg.sender.host = strdup(hostname_g);
+		/* the read callback's (registered below with interval 0): for BatchSendDeadline */
+		inst->cfg.sender.interval_s = CDTIME_T_TO_DOUBLE(plugin_get_interval());
 		err = inst->cfg.sender.host ? sender_start(&inst->cfg.sender, &inst->sender) : -ENOMEM;
 		if (err)
 			goto clear_context;

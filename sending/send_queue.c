@@ -101,6 +101,19 @@ int send_queue_pop_until(struct send_queue *q, const struct timespec *deadline, 
 	return closed ? -EPIPE : -ETIMEDOUT;
 }
 
+size_t send_queue_wait_for(struct send_queue *q, size_t n, const struct timespec *deadline)
+{
+	int err = 0;
+	size_t len;
+
+	pthread_mutex_lock(&q->lock);
+	while (q->len < n && !q->closed && err != ETIMEDOUT)
+		err = pthread_cond_timedwait(&q->nonempty, &q->lock, deadline);
+	len = q->len;
+	pthread_mutex_unlock(&q->lock);
+	return len;
+}
+
 void *send_queue_try_pop(struct send_queue *q)
 {
 	void *item = NULL;

@@ -34,6 +34,11 @@ struct timespec;
  * no limit). 0, -ETIMEDOUT, or -EPIPE once closed and empty.
  */
 int send_queue_pop_until(struct send_queue *q, const struct timespec *deadline, void **item);
+/*
+ * Waits until the queue holds @n items, @deadline (CLOCK_MONOTONIC) passes
+ * or the queue is closed; returns how many it holds. Takes nothing.
+ */
+size_t send_queue_wait_for(struct send_queue *q, size_t n, const struct timespec *deadline);
 /* The oldest item or NULL, without waiting. */
 void *send_queue_try_pop(struct send_queue *q);
 size_t send_queue_length(struct send_queue *q);

@@ -99,16 +99,9 @@ static bool stopping(void *ctx)
 static bool wait_or_stop(void *ctx, double secs)
 {
 	struct sender *s = ctx;
-	struct timespec until;
+	struct timespec until = clock_after(CLOCK_REALTIME, secs);
 	bool v;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)secs;
-	until.tv_nsec += (long)((secs - floor(secs)) * 1e9);
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT)
 		;
@@ -277,6 +270,28 @@ static void process_batch(struct sender *s, struct snapshot *first)
 	}
 }
 
+/*
+ * BatchSendDeadline: @first (just taken from the queue) waits for the
+ * intervals that should share its requests (sender_config_batch_intervals),
+ * so the collector takes fewer, larger requests and each request's fixed
+ * cost (HTTP, TCP, waking the receiver) is paid once for them. The wait
+ * ends when they are queued, at the deadline (with half an interval to
+ * spare for a late read), or at a stop.
+ */
+static void wait_for_batch(struct sender *s, const struct snapshot *first)
+{
+	size_t want = sender_config_batch_intervals(&s->cfg, first->nr_values);
+	struct timespec until;
+
+	if (want > SENDER_MAX_PACK)
+		want = SENDER_MAX_PACK;
+	if (want <= 1)
+		return;
+	until = clock_after(CLOCK_MONOTONIC, fmin(s->cfg.batch_deadline_s,
+						  (double)(want - 1) * s->cfg.interval_s + s->cfg.interval_s / 2));
+	send_queue_wait_for(s->queue, want - 1, &until);
+}
+
 /* Between spooled records: what waits goes to the spool (or out). */
 static void drain_queue(void *arg)
 {
@@ -310,8 +325,10 @@ static void *sender_main_spool(struct sender *s)
 		rc = send_queue_pop_until(s->queue, delivery_spool_pending(s->delivery) ? &until : NULL, &snap);
 		if (rc == -EPIPE)
 			break;
-		if (!rc)
+		if (!rc) {
+			wait_for_batch(s, snap);
 			process_batch(s, snap);
+		}
 	}
 	/* stop: what waits is sent or spooled; then replay what the deadline allows */
 	drain_queue(s);
@@ -331,8 +348,10 @@ static void *sender_main(void *arg)
 	pthread_setname_np(pthread_self(), "memcg_bpf send");
 	if (delivery_spool_on(s->delivery))
 		return sender_main_spool(s);
-	while ((snap = send_queue_pop(s->queue)))
+	while ((snap = send_queue_pop(s->queue))) {
+		wait_for_batch(s, snap);
 		process_batch(s, snap);
+	}
 	return NULL;
 }
 

@@ -15,6 +15,7 @@ void sender_config_init(struct sender_config *c)
 	c->max_samples = SENDER_DEFAULT_MAX_SAMPLES;
 	c->max_bytes = SENDER_DEFAULT_MAX_BYTES;
 	c->queue_length = SENDER_DEFAULT_QUEUE_LENGTH;
+	c->batch_deadline_s = SENDER_DEFAULT_BATCH_DEADLINE_S;
 	c->timeout_s = SENDER_DEFAULT_TIMEOUT_S;
 	c->connect_timeout_s = SENDER_DEFAULT_CONNECT_TIMEOUT_S;
 	c->verify_peer = true;
@@ -23,6 +24,21 @@ void sender_config_init(struct sender_config *c)
 	c->container_id_label = true;
 	c->pod_name_labels = true;
 	c->container_name_label = true;
+}
+
+size_t sender_config_batch_intervals(const struct sender_config *c, size_t nr_values)
+{
+	size_t max_values = c->max_samples ? c->max_samples : SENDER_DEFAULT_MAX_SAMPLES;
+	size_t n;
+
+	if (!(c->batch_deadline_s > 0) || !(c->interval_s > 0) || c->format == WIRE_REMOTE_WRITE_V2)
+		return 1;
+	n = (size_t)(c->batch_deadline_s / c->interval_s + 1e-6) + 1;
+	if (nr_values && n > max_values / nr_values)
+		n = max_values / nr_values;
+	if (n > c->queue_length / 2 + 1)
+		n = c->queue_length / 2 + 1;
+	return n ? n : 1;
 }
 
 void sender_config_free(struct sender_config *c)

@@ -19,6 +19,8 @@
 #define SENDER_DEFAULT_TIMEOUT_S 10.0
 #define SENDER_DEFAULT_CONNECT_TIMEOUT_S 5.0
 #define SENDER_DEFAULT_QUEUE_LENGTH 16
+#define SENDER_DEFAULT_BATCH_DEADLINE_S 5.0 /* as Prometheus' batch_send_deadline */
+#define SENDER_MAX_BATCH_DEADLINE_S 3600.0
 /* upper bounds of MaxSamplesPerSend, MaxBytesPerSend, QueueLength */
 #define SENDER_MAX_SAMPLES_LIMIT 1000000
 #define SENDER_MAX_BYTES_LIMIT (64L << 20)
@@ -47,6 +49,8 @@ struct sender_config {
 	size_t max_samples; /* per request */
 	size_t max_bytes;   /* per request, protobuf before compression */
 	size_t queue_length; /* intervals waiting for the sender */
+	double batch_deadline_s; /* BatchSendDeadline: how long an interval may wait for the next; 0: never */
+	double interval_s;       /* the read interval (the glue's); 0: unknown, no interval waits */
 	double timeout_s;
 	double connect_timeout_s;
 	char *ca_cert;
@@ -63,6 +67,15 @@ struct sender_config {
 };
 
 void sender_config_init(struct sender_config *c);
+/*
+ * BatchSendDeadline: how many intervals of @nr_values samples each should
+ * share a request: as many as come within the deadline (the oldest waits
+ * (n - 1) intervals), whose samples fit MaxSamplesPerSend, and at most half
+ * the queue. 1 when intervals come slower than the deadline, when the
+ * interval is unknown, and for remote write 2.0, whose requests join no
+ * intervals.
+ */
+size_t sender_config_batch_intervals(const struct sender_config *c, size_t nr_values);
 void sender_config_free(struct sender_config *c);
 
 #endif

@@ -71,6 +71,7 @@ static void test_all_sender_keys(void **state)
 	assert_int_equal(SET(c, "MaxSamplesPerSend", N(500)), 0);
 	assert_int_equal(SET(c, "MaxBytesPerSend", N(1024)), 0);
 	assert_int_equal(SET(c, "QueueLength", N(3)), 0);
+	assert_int_equal(SET(c, "BatchSendDeadline", N(0)), 0);
 	assert_int_equal(SET(c, "Timeout", N(2.5)), 0);
 	assert_int_equal(SET(c, "ConnectTimeout", N(0.5)), 0);
 	assert_int_equal(SET(c, "CACert", S("/ca.pem")), 0);
@@ -100,6 +101,7 @@ static void test_all_sender_keys(void **state)
 	assert_int_equal(s->max_samples, 500);
 	assert_int_equal(s->max_bytes, 1024);
 	assert_int_equal(s->queue_length, 3);
+	assert_true(s->batch_deadline_s == 0);
 	assert_true(s->timeout_s == 2.5);
 	assert_true(s->connect_timeout_s == 0.5);
 	assert_string_equal(s->ca_cert, "/ca.pem");
@@ -283,6 +285,40 @@ static void test_too_many_labels(void **state)
 	assert_one_error("Label \"last\"", "more than 32 labels");
 }
 
+/* BatchSendDeadline: how many intervals share a request */
+static void test_batch_intervals(void **state)
+{
+	struct sender_config c;
+
+	(void)state;
+	sender_config_init(&c);
+	/* the interval unknown (not from collectd): each on its own */
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
+	c.interval_s = 1;
+	/* 5 s: the oldest waits 5 intervals, 6 share; at most half the queue of 16 (+1) */
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 6);
+	c.queue_length = 4;
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 3);
+	c.queue_length = 16;
+	/* 19,034 samples an interval (1,000 cgroups): two fit 50,000 */
+	assert_int_equal(sender_config_batch_intervals(&c, 19034), 2);
+	/* one interval fills a request: no waiting */
+	assert_int_equal(sender_config_batch_intervals(&c, 50000), 1);
+	assert_int_equal(sender_config_batch_intervals(&c, 190034), 1);
+	/* intervals slower than the deadline (collectd's default 10 s) */
+	c.interval_s = 10;
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
+	c.interval_s = 2.5;
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 3);
+	/* off, and remote write 2.0 (its requests join nothing) */
+	c.batch_deadline_s = 0;
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
+	c.batch_deadline_s = 5;
+	c.format = WIRE_REMOTE_WRITE_V2;
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
+	sender_config_free(&c);
+}
+
 static void test_limits_out_of_range(void **state)
 {
 	struct plugin_config *c = *state;
@@ -298,6 +334,8 @@ static void test_limits_out_of_range(void **state)
 		{ "MaxBytesPerSend", 67108865, "MaxBytesPerSend 67108865: must be from 1024 to 67108864" },
 		{ "QueueLength", 0, "QueueLength 0: must be from 1 to 10000" },
 		{ "QueueLength", 10001, "QueueLength 10001: must be from 1 to 10000" },
+		{ "BatchSendDeadline", -1, "BatchSendDeadline -1: must be from 0 (every interval on its own) to 3600" },
+		{ "BatchSendDeadline", 3601, "BatchSendDeadline 3601: must be from 0" },
 		{ "Timeout", 0, "Timeout 0: must be from 0.1 to 3600 seconds" },
 		{ "Timeout", -1, "Timeout -1: must be from 0.1" },
 		{ "Timeout", 0.0004, "Timeout 0.0004: must be from 0.1 to 3600" }, /* was "no timeout" */
@@ -318,6 +356,9 @@ static void test_limits_out_of_range(void **state)
 	assert_int_equal(SET(c, "MaxSamplesPerSend", N(1)), 0);
 	assert_int_equal(SET(c, "MaxBytesPerSend", N(67108864)), 0);
 	assert_int_equal(SET(c, "QueueLength", N(10000)), 0);
+	assert_int_equal(c->sender.batch_deadline_s, SENDER_DEFAULT_BATCH_DEADLINE_S);
+	assert_int_equal(SET(c, "BatchSendDeadline", N(2.5)), 0);
+	assert_true(c->sender.batch_deadline_s == 2.5);
 	assert_int_equal(SET(c, "Timeout", N(3600)), 0);
 	assert_int_equal(errors_logged, 0);
 	assert_int_equal(c->sender.max_samples, 1);
@@ -554,6 +595,7 @@ int main(void)
 		T(test_label_name_rules),
 		T(test_too_many_labels),
 		T(test_limits_out_of_range),
+		cmocka_unit_test(test_batch_intervals),
 		T(test_empty_paths),
 		T(test_kubelet_dirs_absolute),
 		T(test_sender_keys_need_url),
