@@ -47,7 +47,7 @@ files=
 if [ -f "$B/.libs/memcg_bpf.so" ]; then
 	cflags=${COLLECTD_CPPFLAGS:-$(sed -n 's/^COLLECTD_CPPFLAGS = //p' "$B/Makefile" 2>/dev/null)}
 	# shellcheck disable=SC2086 # $cflags is a list of words
-	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -o "$logs/bench_sink.so" \
+	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$top" -o "$logs/bench_sink.so" \
 		"$top/bench/bench_sink.c" 2> "$logs/bench_sink.log"; then
 		files="$logs/bench_sink.so=/usr/lib/collectd/bench_sink.so"
 	else

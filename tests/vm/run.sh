@@ -116,7 +116,7 @@ else
 	# soak's collectd writer (no I/O for tens of thousands of churned cgroups).
 	cflags=${COLLECTD_CPPFLAGS:-$(sed -n 's/^COLLECTD_CPPFLAGS = //p' "$BUILDDIR/Makefile" 2>/dev/null)}
 	# shellcheck disable=SC2086 # $cflags is a list of words
-	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -o "$LOGDIR/bench_sink.so" \
+	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$here/../.." -o "$LOGDIR/bench_sink.so" \
 		"$here/../../bench/bench_sink.c" > "$LOGDIR/bench_sink.log" 2>&1; then
 		files="$files $LOGDIR/bench_sink.so=/usr/lib/collectd/bench_sink.so"
 	else

@@ -184,13 +184,16 @@ missing_cgroups() {
 #                   a loopback receiver that keeps nothing (checks that
 #                   every snappy body decompresses), so that at 10,000
 #                   cgroups no database shares the guest's 2 vCPUs
+#   rw1sinkalone    rw1sink with BatchSendDeadline 0: every interval its
+#                   own request (the default until 2026-12-03; by default
+#                   two intervals share one at 1,000 cgroups, Interval 1)
 #   none            no URL, DispatchValues true: collectd's path only
 #   nofile          as none, collectd started with a soft fd limit of
 #                   65536 instead of the inherited 1024
 # VMTEST_CD_PERF=1 (with perf in the initramfs) also profiles collectd over
 # the measured intervals and prints the top of perf report to the log: by
-# symbol, by thread, and the sender's and reader#0's inclusive profiles
-# (VMTEST_CD_PERF_FREQ samples per second, default 499;
+# symbol, by thread, and the sender's, reader#0's and writer#0's inclusive
+# profiles (VMTEST_CD_PERF_FREQ samples per second, default 499;
 # VMTEST_CD_PERF_CG=--call-graph=dwarf for user-space call chains, which
 # -g lacks without frame pointers; VMTEST_CD_PERF_THREAD_LINES).
 # VMTEST_CD_THREADS=1 and VMTEST_CD_STRACE=1: see thread_times and
@@ -256,6 +259,7 @@ bench_collectd_run() {
   ValuesPerCgroup true" ;;
 	rw1small) format=rw1 more="  MaxSamplesPerSend 10000" ;;
 	rw1sink) format=sink ;;
+	rw1sinkalone) format=sink more="  BatchSendDeadline 0" ;;
 	rw2) format=rw2 more="  Format \"remote_write_v2\"" ;;
 	otlp) format=otlp more="  Format \"otlp\"
   Compression \"zstd\"" ;;
@@ -321,7 +325,7 @@ $(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed 's/=/ /')" || return 1
 			echo "$label $size (by thread)"
 			perf report -i "$d/perf.data" --stdio --no-children --sort comm -g none 2>&1 |
 				grep -v '^#' | grep -v '^$' | head -n 12
-			for comm in 'memcg_bpf send' 'reader#0'; do
+			for comm in 'memcg_bpf send' 'reader#0' 'writer#0'; do
 				echo "$label $size ($comm alone: inclusive, % of its samples)"
 				perf report -i "$d/perf.data" --stdio --children --no-inline --comms "$comm" --sort sym \
 					-g none --percentage relative 2>&1 | grep -v '^#' | grep -v '^$' |
@@ -360,19 +364,22 @@ $(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed 's/=/ /')" || return 1
 		fi
 		receivers_stop
 	fi
-	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE
+	# marks: MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE MARK_CPU_S
+	# (MARK_CPU_S: bench_sink's own cost of writing these lines, on the
+	# write thread, taken out of collectd's and the write thread's CPU)
 	# The window runs from the first mark after the warm-up where the
 	# sender's queue was empty to the last such mark: the sender's stage
 	# totals then cover the intervals in between (a sender behind would
 	# otherwise leave work outside the window). QUEUE is the largest seen.
 	line=$(awk -v w="$warm" -v size="$size" -v b="$label" -v ncg="$ncg" -v rss="$rss" -v got="$got" '
-		{ for (i = 1; i <= 12; i++) m[$1, i] = $i; last = $1 }
+		{ for (i = 1; i <= 13; i++) m[$1, i] = $i; last = $1 }
 		$1 > w && $12 > q { q = $12 }
 		$1 >= w && $12 == 0 { if (!a) a = $1; z = $1 }
 		END {
 			if (!a || z - a < (last - w) / 2) { a = w; z = last; behind = 1 }
 			n = z - a
-			cpu = (m[z, 5] - m[a, 5]) * 1000 / n
+			mark = (m[z, 13] - m[a, 13]) * 1000 / n
+			cpu = (m[z, 5] - m[a, 5]) * 1000 / n - mark
 			for (k = a + 1; k <= z; k++) { smp += m[k, 7]; v += m[k, 4] }
 			smp = smp * 1000 / n
 			snd = 0
@@ -380,7 +387,7 @@ $(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed 's/=/ /')" || return 1
 			rest = cpu - smp - snd
 			printf "%7d %6d %-18s %9.1f %9.1f %7.2f %8.1f %8.1f %8.1f %8.1f %7.2f %8.1f %8.1f %8d %7s %5d %6.2f %s%s\n",
 				size, ncg, b, cpu, smp, (smp > 0 ? cpu / smp : 0), st[8], st[9], st[10], st[11],
-				(smp > 0 ? snd / smp : 0), rest, (m[z, 6] - m[a, 6]) * 1000 / n, v / n, got, q,
+				(smp > 0 ? snd / smp : 0), rest, (m[z, 6] - m[a, 6]) * 1000 / n - mark, v / n, got, q,
 				(m[z, 2] - m[a, 2]) / n, rss, behind ? " behind" : ""
 		}' "$d/marks")
 	info "$line"
@@ -404,7 +411,7 @@ grow_tree() { # PARENT SIZE: c0 .. c(SIZE-1) below PARENT; $have counts them
 # guest takes 190,000 samples per second on the same 2 TCG vCPUs and falls
 # behind (VictoriaMetrics held 7,896 of 10,000 cgroups' series after its
 # wait on 2026-12-02), which then sets the sender's pace.
-BENCH_RUNS_DEFAULT="1000:1:bpf:rw1 1000:1:bpf:rw1small 1000:1:bpf:rw1sink 1000:1:bpf:rw2 1000:1:bpf:otlp
+BENCH_RUNS_DEFAULT="1000:1:bpf:rw1 1000:1:bpf:rw1sinkalone 1000:1:bpf:rw1sink 1000:1:bpf:rw2 1000:1:bpf:otlp
 1000:1:bpf:rw1values 1000:1:bpf:rw1percgroup 1000:1:text:rw1 1000:1:netdata 10000:1:bpf:rw1sink
 10000:1:text:rw1 10000:1:netdata"
 
