@@ -654,6 +654,13 @@ static int sender_config_finish(struct plugin_config *c)
 		       wire_format_name(s->format));
 		errors++;
 	}
+	/*
+	 * With a SpoolDir nothing waits in memory by default that the spool
+	 * would not keep through a crash; without one the queue is in memory
+	 * anyway.
+	 */
+	if (c->sender.batch_deadline_s == SENDER_BATCH_DEADLINE_UNSET)
+		c->sender.batch_deadline_s = s->spool_dir ? 0 : SENDER_DEFAULT_BATCH_DEADLINE_S;
 	if (s->spool_max_bytes && !s->spool_dir) {
 		mb_err("SpoolMaxBytes: given without SpoolDir");
 		errors++;

@@ -445,6 +445,10 @@ static int mb_init(void)
 		INFO(MB_LOG_PREFIX "shipping %s to %s%s (%zu URL%s)", wire_format_name(inst->cfg.sender.format),
 		     inst->cfg.sender.urls[0], inst->cfg.sender.nr_urls > 1 ? " and failover" : "",
 		     inst->cfg.sender.nr_urls, inst->cfg.sender.nr_urls > 1 ? "s" : "");
+		if (sender_config_batch_intervals(&inst->cfg.sender, 1) > 1)
+			INFO(MB_LOG_PREFIX "an interval (%g s) waits up to %g s for the next ones to share a request "
+			     "(BatchSendDeadline; 0 sends each on its own)",
+			     inst->cfg.sender.interval_s, inst->cfg.sender.batch_deadline_s);
 #else
 		ERROR(MB_LOG_PREFIX "URL: this build has no HTTP sender (configure found no protobuf-c, "
 		      "protoc-c, libcurl, snappy, zlib or zstd)");

@@ -38,7 +38,8 @@ struct sender {
 	double stop_deadline;  /* monotonic; requests still running then are cut off */
 	struct snapshot **spill; /* see spill_pop(); SENDER_MAX_SPILL at most */
 	size_t nr_spill;
-	struct snapshot *spare;        /* sender_take_spare() */
+	struct snapshot *spare[SENDER_MAX_SPARE]; /* sender_take_spare() */
+	size_t nr_spare;
 	uint64_t queue_drops_unlogged; /* without a spool: drops since the last log line */
 	double queue_drop_logged_at;
 	/* thread only */
@@ -131,12 +132,12 @@ static double uniform(void *ctx)
 
 /* ---- the thread */
 
-/* @snap is done with: kept for sender_take_spare() when the slot is free. */
+/* @snap is done with: kept for sender_take_spare() while there is room. */
 static void done_with(struct sender *s, struct snapshot *snap)
 {
 	pthread_mutex_lock(&s->lock);
-	if (!s->spare) {
-		s->spare = snap;
+	if (s->nr_spare < SENDER_MAX_SPARE) {
+		s->spare[s->nr_spare++] = snap;
 		snap = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -285,7 +286,8 @@ static void wait_for_batch(struct sender *s, const struct snapshot *first)
 
 	if (want > SENDER_MAX_PACK)
 		want = SENDER_MAX_PACK;
-	if (want <= 1)
+	/* while the spool holds a backlog the collector is not taking: no waiting */
+	if (want <= 1 || delivery_spool_pending(s->delivery))
 		return;
 	until = clock_after(CLOCK_MONOTONIC, fmin(s->cfg.batch_deadline_s,
 						  (double)(want - 1) * s->cfg.interval_s + s->cfg.interval_s / 2));
@@ -444,7 +446,8 @@ static void sender_free(struct sender *s)
 		series_set_free(&s->sets[i]);
 	for (size_t i = 0; i < s->nr_spill; i++)
 		snapshot_free(s->spill[i]);
-	snapshot_free(s->spare);
+	for (size_t i = 0; i < s->nr_spare; i++)
+		snapshot_free(s->spare[i]);
 	free(s->spill);
 	sender_config_free(&s->cfg);
 	pthread_cond_destroy(&s->wake);
@@ -583,11 +586,11 @@ void sender_submit(struct sender *s, struct snapshot *snap)
 
 struct snapshot *sender_take_spare(struct sender *s)
 {
-	struct snapshot *snap;
+	struct snapshot *snap = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	snap = s->spare;
-	s->spare = NULL;
+	if (s->nr_spare)
+		snap = s->spare[--s->nr_spare];
 	pthread_mutex_unlock(&s->lock);
 	return snap;
 }

@@ -12,6 +12,9 @@
  * is the thread around it. Intervals that wait together (the collector is
  * slower than the interval) are packed into the same requests, up to
  * MaxSamplesPerSend, so the sender catches up instead of falling behind.
+ * With BatchSendDeadline, intervals that come faster than the deadline
+ * wait for each other to share requests the same way (not while the spool
+ * holds a backlog).
  *
  * Without SpoolDir: while the thread retries, the queue keeps the newest
  * intervals; the oldest is dropped when it is full (reason "queue_full",
@@ -42,6 +45,12 @@
 #define SENDER_SHUTDOWN_S 5.0
 /* Intervals waiting together that are packed into the same requests. */
 #define SENDER_MAX_PACK 32
+/*
+ * Snapshots the thread is done with, kept for the read callback to fill
+ * again: several, as intervals that share a request are in the thread's
+ * hands together.
+ */
+#define SENDER_MAX_SPARE 4
 /* With a SpoolDir: intervals the full queue handed over, before the oldest is dropped. */
 #define SENDER_MAX_SPILL 1024
 

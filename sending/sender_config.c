@@ -15,7 +15,7 @@ void sender_config_init(struct sender_config *c)
 	c->max_samples = SENDER_DEFAULT_MAX_SAMPLES;
 	c->max_bytes = SENDER_DEFAULT_MAX_BYTES;
 	c->queue_length = SENDER_DEFAULT_QUEUE_LENGTH;
-	c->batch_deadline_s = SENDER_DEFAULT_BATCH_DEADLINE_S;
+	c->batch_deadline_s = SENDER_BATCH_DEADLINE_UNSET;
 	c->timeout_s = SENDER_DEFAULT_TIMEOUT_S;
 	c->connect_timeout_s = SENDER_DEFAULT_CONNECT_TIMEOUT_S;
 	c->verify_peer = true;

@@ -19,7 +19,8 @@
 #define SENDER_DEFAULT_TIMEOUT_S 10.0
 #define SENDER_DEFAULT_CONNECT_TIMEOUT_S 5.0
 #define SENDER_DEFAULT_QUEUE_LENGTH 16
-#define SENDER_DEFAULT_BATCH_DEADLINE_S 5.0 /* as Prometheus' batch_send_deadline */
+#define SENDER_DEFAULT_BATCH_DEADLINE_S 5.0 /* as Prometheus' batch_send_deadline; 0 with a SpoolDir */
+#define SENDER_BATCH_DEADLINE_UNSET (-1.0)  /* not configured: the default, by SpoolDir */
 #define SENDER_MAX_BATCH_DEADLINE_S 3600.0
 /* upper bounds of MaxSamplesPerSend, MaxBytesPerSend, QueueLength */
 #define SENDER_MAX_SAMPLES_LIMIT 1000000

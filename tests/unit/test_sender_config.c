@@ -285,6 +285,38 @@ static void test_too_many_labels(void **state)
 	assert_one_error("Label \"last\"", "more than 32 labels");
 }
 
+/* BatchSendDeadline not given: 5 s, or 0 with a SpoolDir (nothing waits that a crash would lose) */
+static void test_batch_deadline_default(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
+	assert_int_equal(plugin_config_finish(c), 0);
+	assert_true(c->sender.batch_deadline_s == SENDER_DEFAULT_BATCH_DEADLINE_S);
+}
+
+static void test_batch_deadline_spool(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
+	assert_int_equal(SET(c, "SpoolDir", S("/var/spool/x")), 0);
+	assert_int_equal(plugin_config_finish(c), 0);
+	assert_true(c->sender.batch_deadline_s == 0);
+}
+
+static void test_batch_deadline_spool_given(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
+	assert_int_equal(SET(c, "SpoolDir", S("/var/spool/x")), 0);
+	assert_int_equal(SET(c, "BatchSendDeadline", N(3)), 0);
+	assert_int_equal(plugin_config_finish(c), 0);
+	assert_true(c->sender.batch_deadline_s == 3);
+	assert_int_equal(errors_logged + warnings_logged, 0);
+}
+
 /* BatchSendDeadline: how many intervals share a request */
 static void test_batch_intervals(void **state)
 {
@@ -292,7 +324,11 @@ static void test_batch_intervals(void **state)
 
 	(void)state;
 	sender_config_init(&c);
-	/* the interval unknown (not from collectd): each on its own */
+	/* not configured (not through the plugin's config), or the interval unknown: each on its own */
+	c.interval_s = 1;
+	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
+	c.batch_deadline_s = SENDER_DEFAULT_BATCH_DEADLINE_S;
+	c.interval_s = 0;
 	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
 	c.interval_s = 1;
 	/* 5 s: the oldest waits 5 intervals, 6 share; at most half the queue of 16 (+1) */
@@ -356,7 +392,7 @@ static void test_limits_out_of_range(void **state)
 	assert_int_equal(SET(c, "MaxSamplesPerSend", N(1)), 0);
 	assert_int_equal(SET(c, "MaxBytesPerSend", N(67108864)), 0);
 	assert_int_equal(SET(c, "QueueLength", N(10000)), 0);
-	assert_int_equal(c->sender.batch_deadline_s, SENDER_DEFAULT_BATCH_DEADLINE_S);
+	assert_true(c->sender.batch_deadline_s == SENDER_BATCH_DEADLINE_UNSET);
 	assert_int_equal(SET(c, "BatchSendDeadline", N(2.5)), 0);
 	assert_true(c->sender.batch_deadline_s == 2.5);
 	assert_int_equal(SET(c, "Timeout", N(3600)), 0);
@@ -596,6 +632,9 @@ int main(void)
 		T(test_too_many_labels),
 		T(test_limits_out_of_range),
 		cmocka_unit_test(test_batch_intervals),
+		T(test_batch_deadline_default),
+		T(test_batch_deadline_spool),
+		T(test_batch_deadline_spool_given),
 		T(test_empty_paths),
 		T(test_kubelet_dirs_absolute),
 		T(test_sender_keys_need_url),
