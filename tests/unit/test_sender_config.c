@@ -288,33 +288,31 @@ static void test_too_many_labels(void **state)
 /* BatchSendDeadline not given: 5 s, or 0 with a SpoolDir (nothing waits that a crash would lose) */
 static void test_batch_deadline_default(void **state)
 {
-	struct plugin_config *c = *state;
+	static const struct {
+		const char *spool_dir;
+		double given; /* < 0: not given */
+		double want;
+	} cases[] = {
+		{ NULL, -1, SENDER_DEFAULT_BATCH_DEADLINE_S },
+		{ "/var/spool/x", -1, 0 },
+		{ "/var/spool/x", 3, 3 },
+	};
 
-	assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
-	assert_int_equal(plugin_config_finish(c), 0);
-	assert_true(c->sender.batch_deadline_s == SENDER_DEFAULT_BATCH_DEADLINE_S);
-}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct plugin_config *c;
 
-static void test_batch_deadline_spool(void **state)
-{
-	struct plugin_config *c = *state;
-
-	assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
-	assert_int_equal(SET(c, "SpoolDir", S("/var/spool/x")), 0);
-	assert_int_equal(plugin_config_finish(c), 0);
-	assert_true(c->sender.batch_deadline_s == 0);
-}
-
-static void test_batch_deadline_spool_given(void **state)
-{
-	struct plugin_config *c = *state;
-
-	assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
-	assert_int_equal(SET(c, "SpoolDir", S("/var/spool/x")), 0);
-	assert_int_equal(SET(c, "BatchSendDeadline", N(3)), 0);
-	assert_int_equal(plugin_config_finish(c), 0);
-	assert_true(c->sender.batch_deadline_s == 3);
-	assert_int_equal(errors_logged + warnings_logged, 0);
+		setup(state);
+		c = *state;
+		assert_int_equal(SET(c, "URL", S("http://a/api/v1/write")), 0);
+		if (cases[i].spool_dir)
+			assert_int_equal(SET(c, "SpoolDir", S(cases[i].spool_dir)), 0);
+		if (cases[i].given >= 0)
+			assert_int_equal(SET(c, "BatchSendDeadline", N(cases[i].given)), 0);
+		assert_int_equal(plugin_config_finish(c), 0);
+		assert_true(c->sender.batch_deadline_s == cases[i].want);
+		assert_int_equal(errors_logged + warnings_logged, 0);
+		teardown(state);
+	}
 }
 
 /* BatchSendDeadline: how many intervals share a request */
@@ -632,9 +630,7 @@ int main(void)
 		T(test_too_many_labels),
 		T(test_limits_out_of_range),
 		cmocka_unit_test(test_batch_intervals),
-		T(test_batch_deadline_default),
-		T(test_batch_deadline_spool),
-		T(test_batch_deadline_spool_given),
+		cmocka_unit_test(test_batch_deadline_default),
 		T(test_empty_paths),
 		T(test_kubelet_dirs_absolute),
 		T(test_sender_keys_need_url),
