@@ -318,39 +318,43 @@ static void test_batch_deadline_default(void **state)
 /* BatchSendDeadline: how many intervals share a request */
 static void test_batch_intervals(void **state)
 {
-	struct sender_config c;
+	static const struct {
+		double deadline_s, interval_s;
+		size_t queue_length;
+		enum wire_format format;
+		size_t nr_values, want;
+	} cases[] = {
+		/* not configured (not through the plugin's config), or the interval unknown: each on its own */
+		{ SENDER_BATCH_DEADLINE_UNSET, 1, 16, WIRE_REMOTE_WRITE, 100, 1 },
+		{ 5, 0, 16, WIRE_REMOTE_WRITE, 100, 1 },
+		/* 5 s: the oldest waits 5 intervals, 6 share; at most half the queue (+1) */
+		{ 5, 1, 16, WIRE_REMOTE_WRITE, 100, 6 },
+		{ 5, 1, 4, WIRE_REMOTE_WRITE, 100, 3 },
+		/* 19,034 samples an interval (1,000 cgroups): two fit 50,000 */
+		{ 5, 1, 16, WIRE_REMOTE_WRITE, 19034, 2 },
+		/* one interval fills a request: no waiting */
+		{ 5, 1, 16, WIRE_REMOTE_WRITE, 50000, 1 },
+		{ 5, 1, 16, WIRE_REMOTE_WRITE, 190034, 1 },
+		/* intervals slower than the deadline (collectd's default 10 s) */
+		{ 5, 10, 16, WIRE_REMOTE_WRITE, 100, 1 },
+		{ 5, 2.5, 16, WIRE_OTLP, 100, 3 },
+		/* off, and remote write 2.0 (its requests join nothing) */
+		{ 0, 1, 16, WIRE_REMOTE_WRITE, 100, 1 },
+		{ 5, 1, 16, WIRE_REMOTE_WRITE_V2, 100, 1 },
+	};
 
 	(void)state;
-	sender_config_init(&c);
-	/* not configured (not through the plugin's config), or the interval unknown: each on its own */
-	c.interval_s = 1;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
-	c.batch_deadline_s = SENDER_DEFAULT_BATCH_DEADLINE_S;
-	c.interval_s = 0;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
-	c.interval_s = 1;
-	/* 5 s: the oldest waits 5 intervals, 6 share; at most half the queue of 16 (+1) */
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 6);
-	c.queue_length = 4;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 3);
-	c.queue_length = 16;
-	/* 19,034 samples an interval (1,000 cgroups): two fit 50,000 */
-	assert_int_equal(sender_config_batch_intervals(&c, 19034), 2);
-	/* one interval fills a request: no waiting */
-	assert_int_equal(sender_config_batch_intervals(&c, 50000), 1);
-	assert_int_equal(sender_config_batch_intervals(&c, 190034), 1);
-	/* intervals slower than the deadline (collectd's default 10 s) */
-	c.interval_s = 10;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
-	c.interval_s = 2.5;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 3);
-	/* off, and remote write 2.0 (its requests join nothing) */
-	c.batch_deadline_s = 0;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
-	c.batch_deadline_s = 5;
-	c.format = WIRE_REMOTE_WRITE_V2;
-	assert_int_equal(sender_config_batch_intervals(&c, 100), 1);
-	sender_config_free(&c);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sender_config c;
+
+		sender_config_init(&c);
+		c.batch_deadline_s = cases[i].deadline_s;
+		c.interval_s = cases[i].interval_s;
+		c.queue_length = cases[i].queue_length;
+		c.format = cases[i].format;
+		assert_int_equal(sender_config_batch_intervals(&c, cases[i].nr_values), cases[i].want);
+		sender_config_free(&c);
+	}
 }
 
 static void test_limits_out_of_range(void **state)
