@@ -361,7 +361,8 @@ static int mb_read(user_data_t *ud)
 		}
 		return -1;
 	}
-	inst->vl.time = NS_TO_CDTIME_T(inst->table.timestamp_ns);
+	/* the wire's millisecond: a value in collectd's csv and at the collector has one time */
+	inst->vl.time = MS_TO_CDTIME_T(sample_table_ms(&inst->table));
 	for (size_t r = 0; r < inst->table.nr_rows; r++) {
 		const struct sample_row *row = &inst->table.rows[r];
 

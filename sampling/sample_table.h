@@ -63,6 +63,15 @@ struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, 
  * A value as shipped: bytes and counts as they are, microseconds in
  * seconds, SAMPLE_VALUE_UNLIMITED as +Inf. Not for SAMPLE_VALUE_MISSING.
  */
+/*
+ * The sample's time in whole milliseconds (rounded): the wire's timestamp,
+ * and collectd's too, so that both show the same moment for a sample.
+ */
+static inline int64_t sample_table_ms(const struct sample_table *t)
+{
+	return (int64_t)((t->timestamp_ns + 500000u) / 1000000u);
+}
+
 static inline double sample_value(const struct stat_def *def, uint64_t v)
 {
 	if (v == SAMPLE_VALUE_UNLIMITED)

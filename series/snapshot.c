@@ -32,7 +32,7 @@ static int index_rows(struct snapshot *s, snapshot_row_filter keep, void *arg)
 	    reserve((void **)&s->values, &s->cap_values, t->nr_rows, sizeof(*s->values)))
 		return -ENOMEM;
 	/* nearest ms, as collectd prints cdtime with %.3f */
-	s->ts_ms = (int64_t)((t->timestamp_ns + 500000u) / 1000000u);
+	s->ts_ms = sample_table_ms(t);
 	s->nr_stats = t->nr_stats;
 	memcpy(s->stats, t->stats, t->nr_stats * sizeof(*s->stats));
 	for (size_t r = 0; r < t->nr_rows; r++) {
