@@ -230,7 +230,7 @@ static void process_batch(struct sender *s, struct snapshot *first)
 		.container_name_label = s->cfg.container_name_label,
 		.names = s->names,
 	};
-	size_t max_values = s->cfg.max_samples ? s->cfg.max_samples : SENDER_DEFAULT_MAX_SAMPLES;
+	size_t max_values = sender_config_max_samples(&s->cfg);
 	struct snapshot *snaps[SENDER_MAX_PACK];
 	const struct series_set *sets[SENDER_MAX_PACK];
 

@@ -28,7 +28,7 @@ void sender_config_init(struct sender_config *c)
 
 size_t sender_config_batch_intervals(const struct sender_config *c, size_t nr_values)
 {
-	size_t max_values = c->max_samples ? c->max_samples : SENDER_DEFAULT_MAX_SAMPLES;
+	size_t max_values = sender_config_max_samples(c);
 	size_t n;
 
 	if (!(c->batch_deadline_s > 0) || !(c->interval_s > 0) || c->format == WIRE_REMOTE_WRITE_V2)

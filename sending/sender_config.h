@@ -68,6 +68,11 @@ struct sender_config {
 };
 
 void sender_config_init(struct sender_config *c);
+/* MaxSamplesPerSend, the default when 0 */
+static inline size_t sender_config_max_samples(const struct sender_config *c)
+{
+	return c->max_samples ? c->max_samples : SENDER_DEFAULT_MAX_SAMPLES;
+}
 /*
  * BatchSendDeadline: how many intervals of @nr_values samples each should
  * share a request: as many as come within the deadline (the oldest waits
