@@ -11,10 +11,10 @@
  *     File "/path/marks"
  *   </Plugin>
  *
- * At each value memcg_bpf/self/gauge-backend-text (one per read, dispatched
- * at the end of the plugin's read after duration-sample and
- * duration-sample_cpu, before the sender's figures) it appends one line to
- * File:
+ * At each value memcg_bpf/self/gauge-backend-text (one per dispatch of the
+ * self values, every SelfInterval: by default every 10 reads at Interval 1;
+ * after duration-sample and total_time_in_ms-sample_cpu, before the
+ * sender's figures) it appends one line to File:
  *
  *   MARK TIME_S SAMPLE_S VALUES CPU_S WRITE_CPU_S SAMPLE_CPU_S \
  *        SERIES_MS ENCODE_MS COMPRESS_MS POST_MS QUEUE MARK_CPU_S
@@ -25,11 +25,12 @@
  * values written since the previous line; CPU_S is the user + system CPU
  * time of the whole collectd process (getrusage RUSAGE_SELF: every thread)
  * at that moment, WRITE_CPU_S the same for the write thread alone
- * (RUSAGE_THREAD). SAMPLE_CPU_S is the value duration-sample_cpu (the
- * walk's CPU). SERIES_MS .. POST_MS are the sender thread's CPU per stage
- * since start (total_time_in_ms-sender_cpu-STAGE) and QUEUE the sender's
- * queue length (count-sender_queue_length), as of the previous read (the
- * sender's figures come after the mark; 0 without a sender). MARK_CPU_S
+ * (RUSAGE_THREAD). SAMPLE_CPU_S is the sampling's CPU since start, in
+ * seconds (total_time_in_ms-sample_cpu: every walk's, to the millisecond).
+ * SERIES_MS .. POST_MS are the sender thread's CPU per stage since start
+ * (total_time_in_ms-sender_cpu-STAGE) and QUEUE the sender's queue length
+ * (count-sender_queue_length), as of the previous mark (the sender's
+ * figures come after the mark; 0 without a sender). MARK_CPU_S
  * is the CPU this plugin spent writing the lines before this one (reading
  * the clocks, formatting, the write): the measurement's own cost, which
  * the benchmark takes out of CPU_S and WRITE_CPU_S. With
@@ -55,7 +56,7 @@
 static char *sink_file;
 static FILE *sink;
 static unsigned long long counted, marks;
-static double sample_s, sample_cpu_s, queue;
+static double sample_s, sample_cpu_total_s, queue;
 static const char *const stages[] = { "series", "encode", "compress", "post" };
 static double stage_ms[4];
 static uint64_t mark_cpu_ns; /* writing the lines so far */
@@ -89,8 +90,8 @@ static void self_value(const value_list_t *vl)
 
 	if (!strcmp(vl->type, "duration") && !strcmp(ti, "sample"))
 		sample_s = vl->values[0].gauge;
-	else if (!strcmp(vl->type, "duration") && !strcmp(ti, "sample_cpu"))
-		sample_cpu_s = vl->values[0].gauge;
+	else if (!strcmp(vl->type, "total_time_in_ms") && !strcmp(ti, "sample_cpu"))
+		sample_cpu_total_s = (double)vl->values[0].derive / 1000;
 	else if (!strcmp(vl->type, "count") && !strcmp(ti, "sender_queue_length"))
 		queue = vl->values[0].gauge;
 	else if (!strcmp(vl->type, "total_time_in_ms") && !strncmp(ti, "sender_cpu-", 11)) {
@@ -102,11 +103,11 @@ static void self_value(const value_list_t *vl)
 
 		fprintf(sink, "%llu %.3f %.9f %llu %.6f %.6f %.9f %.0f %.0f %.0f %.0f %.0f %.9f\n", ++marks,
 			CDTIME_T_TO_DOUBLE(vl->time), sample_s, counted, cpu_seconds(RUSAGE_SELF),
-			cpu_seconds(RUSAGE_THREAD), sample_cpu_s, stage_ms[0], stage_ms[1], stage_ms[2],
+			cpu_seconds(RUSAGE_THREAD), sample_cpu_total_s, stage_ms[0], stage_ms[1], stage_ms[2],
 			stage_ms[3], queue, mark_cpu_ns / 1e9);
 		mark_cpu_ns += thread_cpu_ns() - start;
 		counted = 0;
-		sample_s = sample_cpu_s = 0;
+		sample_s = 0;
 	}
 }
 

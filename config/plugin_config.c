@@ -2,6 +2,7 @@
 #include "config/plugin_config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,17 @@ static int set_batch_deadline(struct plugin_config *c, const char *key, union cf
 	return 0;
 }
 
+static int set_self_interval(struct plugin_config *c, const char *key, union cfg_arg arg,
+			     const struct cfg_value *v, size_t n)
+{
+	if (!(arg.number >= 0) || arg.number > 86400) {
+		mb_err("%s %g: must be from 0 (with every read) to 86400 seconds", key, arg.number);
+		return -EINVAL;
+	}
+	c->self_interval_s = arg.number;
+	return 0;
+}
+
 static int set_connect_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
 			       const struct cfg_value *v, size_t n)
 {
@@ -390,6 +402,7 @@ static const struct cfg_key keys[] = {
 	{ "IncludeRoot", SHAPE_BOOLEAN, set_include_root },
 	{ "DispatchValues", SHAPE_BOOLEAN, set_dispatch_values },
 	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
+	{ "SelfInterval", SHAPE_NUMBER, set_self_interval },
 	{ "ValuesPerCgroup", SHAPE_BOOLEAN, set_values_per_cgroup },
 	{ "URL", SHAPE_STRINGS, set_url },
 	{ "Format", SHAPE_STRING, set_format },
@@ -422,6 +435,18 @@ static const struct cfg_key keys[] = {
 
 #define NR_KEYS (ARRAY_SIZE(keys))
 
+unsigned int plugin_config_self_every(const struct plugin_config *c, double interval_s)
+{
+	double reads;
+
+	if (!(interval_s > 0) || c->self_interval_s <= interval_s)
+		return 1;
+	reads = floor(c->self_interval_s / interval_s);
+	if (c->self_interval_s / interval_s > reads * 1.01)
+		reads++;
+	return reads > UINT_MAX ? UINT_MAX : (unsigned int)reads;
+}
+
 const char *plugin_config_keys(void)
 {
 	static char list[1024];
@@ -445,6 +470,7 @@ int plugin_config_init(struct plugin_config *c)
 	c->include_root = true;
 	c->dispatch_values = true;
 	c->report_self = true;
+	c->self_interval_s = PLUGIN_CONFIG_SELF_INTERVAL_S;
 	sender_config_init(&c->sender);
 	if (!c->cgroup_root || !c->filter) {
 		plugin_config_free(c);

@@ -8,7 +8,7 @@
  *              per interval) and registers the read callback with interval 0,
  *              so collectd applies the <LoadPlugin> or global Interval.
  *   read     - one sample; one value list per stat of every selected cgroup,
- *              plus the plugin's observations of itself (one table for
+ *              plus, every SelfInterval, the plugin's observations of itself (one table for
  *              collectd and the wire: series/self_metrics.h); with a URL, the
  *              selected rows go to the sender thread (sender.h) without a
  *              copy, which ships them; read never waits on the network.
@@ -49,6 +49,10 @@ struct mb_instance {
 	struct sample_table table;
 	bool table_ready;
 	derive_t sample_errors;
+	uint64_t sample_cpu_ns; /* every walk's, since start */
+	unsigned int self_every; /* self values go to collectd every this many reads (SelfInterval) */
+	unsigned int reads_to_self; /* reads to go until they go next: 0 means this one */
+	cdtime_t self_interval; /* self_every reads: the self value lists' interval */
 	value_list_t vl; /* reused for every value dispatched */
 	value_t value;
 	value_t *row_values; /* ValuesPerCgroup: one per stat of the table */
@@ -283,6 +287,7 @@ static void self_values_fill(struct mb_instance *inst, bool sampled, size_t sele
 		v->sample_s = (double)t->duration_ns / 1e9;
 		v->sample_cpu_s = (double)t->cpu_ns / 1e9;
 	}
+	v->sample_cpu_total_s = (double)inst->sample_cpu_ns / 1e9;
 	v->sample_errors = (uint64_t)inst->sample_errors;
 	v->backend = sampler_backend_used(inst->sampler);
 #ifdef MEMCG_BPF_HAVE_SENDER
@@ -310,12 +315,31 @@ static void dispatch_self_metric(const struct self_metric_def *m, const char *la
 		     (derive_t)value);
 }
 
+/* Whether this read's self values go to collectd: the first read's, then every self_every. */
+static bool self_due(struct mb_instance *inst)
+{
+	if (!inst->cfg.report_self)
+		return false;
+	if (inst->reads_to_self) {
+		inst->reads_to_self--;
+		return false;
+	}
+	inst->reads_to_self = inst->self_every - 1;
+	return true;
+}
+
+/*
+ * With the interval they come at (SelfInterval), so that collectd's cache
+ * does not call them missing in between.
+ */
 static void dispatch_self(struct mb_instance *inst, const struct self_values *v)
 {
 	sstrncpy(inst->vl.plugin_instance, INSTANCE_NAME_SELF, sizeof(inst->vl.plugin_instance));
 	if (!v->sampled)
 		inst->vl.time = cdtime();
+	inst->vl.interval = inst->self_interval;
 	self_metrics_each(v, dispatch_self_metric, inst);
+	inst->vl.interval = 0; /* the rest: collectd fills in the read's */
 }
 
 #ifdef MEMCG_BPF_HAVE_SENDER
@@ -350,17 +374,19 @@ static int mb_read(user_data_t *ud)
 	struct mb_instance *inst = ud->data;
 	size_t selected = 0, values = 0;
 	struct self_values self;
+	bool self_now = self_due(inst);
 	int err;
 
 	err = sampler_sample(inst->sampler, &inst->table);
 	if (err) {
 		inst->sample_errors++;
-		if (inst->cfg.report_self) {
+		if (self_now) {
 			self_values_fill(inst, false, 0, 0, &self);
 			dispatch_self(inst, &self);
 		}
 		return -1;
 	}
+	inst->sample_cpu_ns += inst->table.cpu_ns;
 	/* the wire's millisecond: a value in collectd's csv and at the collector has one time */
 	inst->vl.time = MS_TO_CDTIME_T(sample_table_ms(&inst->table));
 	for (size_t r = 0; r < inst->table.nr_rows; r++) {
@@ -373,7 +399,7 @@ static int mb_read(user_data_t *ud)
 			values += inst->row_values ? dispatch_row_as_list(inst, row) : dispatch_row(inst, row);
 	}
 	self_values_fill(inst, true, selected, values, &self);
-	if (inst->cfg.report_self)
+	if (self_now)
 		dispatch_self(inst, &self);
 #ifdef MEMCG_BPF_HAVE_SENDER
 	if (inst->sender)
@@ -457,6 +483,11 @@ static int mb_init(void)
 		goto clear_context;
 #endif
 	}
+	inst->self_every = plugin_config_self_every(&inst->cfg, CDTIME_T_TO_DOUBLE(plugin_get_interval()));
+	inst->self_interval = inst->self_every * plugin_get_interval();
+	if (inst->cfg.report_self && inst->self_every > 1)
+		INFO(MB_LOG_PREFIX "self values go to collectd every %u reads (%.3g s; SelfInterval %g)",
+		     inst->self_every, CDTIME_T_TO_DOUBLE(inst->self_interval), inst->cfg.self_interval_s);
 	inst->vl.values = &inst->value;
 	inst->vl.values_len = 1;
 	sstrncpy(inst->vl.plugin, PLUGIN_NAME, sizeof(inst->vl.plugin));

@@ -20,6 +20,7 @@ GET(cgroups_skipped)
 GET(values_dispatched)
 GET(sample_s)
 GET(sample_cpu_s)
+GET(sample_cpu_total_s)
 GET(sample_errors)
 GET(batches_sent)
 GET(samples_sent)
@@ -63,6 +64,9 @@ static const struct self_metric_def self_metrics[] = {
 	SAMPLE_GAUGE("count", "values_dispatched", values_dispatched),
 	SAMPLE_GAUGE("duration", "sample", sample_s),
 	SAMPLE_GAUGE("duration", "sample_cpu", sample_cpu_s),
+	/* milliseconds, as sender_cpu: a DERIVE is an integer */
+	{ "total_time_in_ms", "sample_cpu", NULL, NULL, true, SELF_PER_NONE, 1000, SELF_SAMPLER,
+	  get_sample_cpu_total_s },
 	{ "derive", "sample_errors", NULL, NULL, true, SELF_PER_NONE, 0, SELF_SAMPLER, get_sample_errors },
 	{ "gauge", "backend-bpf", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf },
 	{ "gauge", "backend-text", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_text },

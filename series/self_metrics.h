@@ -29,6 +29,7 @@ struct self_values {
 	uint64_t cgroups_seen, cgroups_selected, cgroups_skipped, values_dispatched;
 	double sample_s;
 	double sample_cpu_s; /* the sampling thread's CPU for the walk */
+	double sample_cpu_total_s; /* ... for every walk since start */
 	uint64_t sample_errors; /* walks that failed, since start */
 	enum sampler_backend backend; /* the one running */
 

@@ -68,8 +68,16 @@ setup() {
 }
 
 # write_conf NAME GLOBAL_INTERVAL MEMCG_LOADPLUGIN_BODY MEMCG_PLUGIN_BODY
+# The tests read the plugin's self values as they come (samples taken, the
+# sender's queue, drops): with every read (SelfInterval 0) unless
+# MEMCG_PLUGIN_BODY sets SelfInterval.
 write_conf() {
 	local name=$1 interval=$2 load_body=$3 body=$4 dir=$T/$1
+	case $body in
+	*SelfInterval*) ;;
+	*) body="$body
+  SelfInterval 0" ;;
+	esac
 	rm -rf "$dir"
 	mkdir -p "$dir/csv"
 	cat >"$dir/collectd.conf" <<CONF

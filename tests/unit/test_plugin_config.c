@@ -23,6 +23,7 @@ static void test_defaults(void **state)
 	assert_true(c->include_root);
 	assert_true(c->dispatch_values);
 	assert_true(c->report_self);
+	assert_true(c->self_interval_s == PLUGIN_CONFIG_SELF_INTERVAL_S);
 	assert_false(c->ignore_selected);
 	assert_int_equal(cgroup_filter_count(c->filter), 0);
 	assert_true(c->nr_stats > 0);
@@ -256,6 +257,40 @@ static void test_wrong_types(void **state)
 	assert_int_equal(c->nr_stats, 0);
 }
 
+/* SelfInterval: whole reads, rounded up; at most the read interval means every read */
+static void test_self_interval(void **state)
+{
+	static const struct {
+		double self_s, interval_s;
+		unsigned int every;
+	} cases[] = {
+		{ PLUGIN_CONFIG_SELF_INTERVAL_S, 1, 10 }, /* the default at Interval 1 */
+		{ PLUGIN_CONFIG_SELF_INTERVAL_S, 10, 1 },
+		{ PLUGIN_CONFIG_SELF_INTERVAL_S, 60, 1 },
+		{ 10, 3, 4 },       /* rounded up: never more often than asked */
+		{ 10.05, 1, 10 },   /* within 1% above: rounded down */
+		{ 10, 0.1, 100 },   /* (10 / 0.1 is a hair above 100 in binary) */
+		{ 10.2, 1, 11 },
+		{ 4, 2, 2 },
+		{ 0, 1, 1 },
+		{ 0.5, 1, 1 },
+		{ 10, 0, 1 },       /* no interval known: every read */
+	};
+	struct plugin_config *c = *state;
+
+	assert_int_equal(plugin_config_finish(c), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		c->self_interval_s = cases[i].self_s;
+		assert_int_equal(plugin_config_self_every(c, cases[i].interval_s), cases[i].every);
+	}
+	assert_int_equal(SET(c, "SelfInterval", N(0)), 0);
+	assert_int_equal(SET(c, "SelfInterval", N(60)), 0);
+	assert_true(c->self_interval_s == 60);
+	assert_int_equal(SET(c, "SelfInterval", N(-1)), -EINVAL);
+	assert_one_error("SelfInterval -1", "0 (with every read) to 86400 seconds");
+	assert_true(c->self_interval_s == 60);
+}
+
 static void test_empty_root(void **state)
 {
 	struct plugin_config *c = *state;
@@ -294,6 +329,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_backend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_negative_max_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_self_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_last_value_wins, setup, teardown),
 	};

@@ -67,16 +67,19 @@ static double value_of(const struct seen *s, const char *name)
 static void test_sampler_values_go_to_collectd(void **state)
 {
 	struct self_values v = { .sampled = true, .cgroups_seen = 9, .cgroups_selected = 4, .sample_s = 0.5,
-				 .sample_cpu_s = 0.25, .sample_errors = 2, .backend = SAMPLER_BPF };
+				 .sample_cpu_s = 0.25, .sample_cpu_total_s = 7.5, .sample_errors = 2,
+				 .backend = SAMPLER_BPF };
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 10);
+	assert_int_equal(s.n, 11);
 	assert_int_equal(s.wire, 0);
 	assert_true(value_of(&s, "count-cgroups_seen") == 9);
 	assert_true(value_of(&s, "count-cgroups_selected") == 4);
 	assert_true(value_of(&s, "duration-sample") == 0.5);
 	assert_true(value_of(&s, "duration-sample_cpu") == 0.25);
+	/* seconds; the collectd glue scales it to milliseconds (collectd_scale) */
+	assert_true(value_of(&s, "total_time_in_ms-sample_cpu") == 7.5);
 	assert_true(value_of(&s, "derive-sample_errors") == 2);
 	assert_true(value_of(&s, "gauge-backend-bpf") == 1);
 	assert_true(value_of(&s, "gauge-backend-text") == 0);
@@ -85,11 +88,13 @@ static void test_sampler_values_go_to_collectd(void **state)
 
 static void test_failed_walk_gives_counters_only(void **state)
 {
-	struct self_values v = { .sampled = false, .sample_errors = 1, .backend = SAMPLER_TEXT };
+	struct self_values v = { .sampled = false, .sample_cpu_total_s = 1, .sample_errors = 1,
+				 .backend = SAMPLER_TEXT };
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 4);
+	assert_int_equal(s.n, 5);
+	assert_true(value_of(&s, "total_time_in_ms-sample_cpu") == 1);
 	assert_true(value_of(&s, "derive-sample_errors") == 1);
 	assert_true(value_of(&s, "gauge-backend-text") == 1);
 }
@@ -101,7 +106,7 @@ static void test_sender_values_go_both_ways(void **state)
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 4 + 4 + 2 * 2 + 4 + 2);
+	assert_int_equal(s.n, 5 + 4 + 2 * 2 + 4 + 2);
 	assert_int_equal(s.wire, 4 + 2 * 2 + 4 + 2);
 	assert_true(value_of(&s, "derive-sender_batches_sent") == 3);
 	assert_true(value_of(&s, "derive-sender_dropped_batches-rejected") == 7);

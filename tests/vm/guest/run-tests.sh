@@ -228,12 +228,14 @@ collectd_values() {
 	stats=$(for s in $CD_STATS; do printf '"%s" ' "$s"; done)
 	collectd_conf "$d" 2 csv "  Backend \"$1\"
   CgroupRoot \"$CG\"
-  Stat $stats" || { why "cannot write the configuration"; return 1; }
+  Stat $stats
+  SelfInterval 0" || { why "cannot write the configuration"; return 1; }
 	ncg=$(count_cgroups "$CG")
 	start=$(date +%s)
 	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 	cpid=$!
-	# three intervals: the self values of three samples. The bound only
+	# three intervals: the self values (with every read: SelfInterval 0)
+	# of three samples. The bound only
 	# catches a hang: collectd's csv writer with 17,000 values an interval
 	# under TCG took close to 60 s for three samples on a busy host, and
 	# speed is not what this test measures (make bench does).
@@ -442,7 +444,8 @@ proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 #    be one that existed (the tree at the start, or a line churn logged
 #    right after its mkdir), depth must match the path, no id twice in one
 #    sample, no sample without records;
-#  - collectd runs memcg_bpf (Backend bpf, Interval 1, 4 stats) with
+#  - collectd runs memcg_bpf (Backend bpf, Interval 1, 4 stats, SelfInterval
+#    0: the self values, and so bench_sink's marks, with every read) with
 #    bench_sink (bench/bench_sink.c: counts values, no I/O) as its writer.
 # Pass: both stay alive and exit 0 on SIGTERM, no error line from either,
 # the checker finds nothing wrong, churn kept up >= VMTEST_SOAK_MIN_RATE
@@ -481,7 +484,8 @@ t_churn_soak() {
 		collectd_conf "$d" 1 bench_sink "  Backend \"bpf\"
   CgroupRoot \"$CG\"
   Stat \"anon\" \"usage\" \"pgfault\" \"oom_kill\"
-  DispatchValues ${VMTEST_SOAK_DISPATCH:-true}" || return 1
+  DispatchValues ${VMTEST_SOAK_DISPATCH:-true}
+  SelfInterval 0" || return 1
 		"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 		cdpid=$!
 	fi
@@ -637,8 +641,9 @@ t_values_bpf_grow() {
 # whole tree (tree_1000's, ~1,000 cgroups, default stats). The CLI samples
 # every second and is measured after sample 5; collectd runs memcg_bpf with
 # DispatchValues false (sampling only: no per-cgroup value lists in
-# collectd's cache) and bench_sink (it only counts the plugin's self values;
-# its marks say how many samples were taken), Interval 1, and is measured
+# collectd's cache) and bench_sink (it only counts the plugin's self values,
+# here with every read: SelfInterval 0; its marks say how many samples were
+# taken), Interval 1, and is measured
 # after 8 samples. Fails when collectd's VmRSS with the bpf backend exceeds
 # the text backend's by more than VMTEST_RSS_MARGIN_KB (5120 kB).
 
@@ -675,7 +680,8 @@ rss_collectd() {
 	mkdir -p "$d"
 	collectd_conf "$d" 1 bench_sink "  Backend \"$1\"
   CgroupRoot \"$CG\"
-  DispatchValues false" || return 1
+  DispatchValues false
+  SelfInterval 0" || return 1
 	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 	cpid=$!
 	wait_marks "$d" 8 $cpid 60 "collectd $1" || return 1
