@@ -247,18 +247,6 @@ bench_collectd_run() {
 	size=$1 backend=$2 ncg=$3 ival=$4 variant=${5:-none}
 	if [ "$backend" = netdata ]; then bench_netdata_run "$size" "$ncg" "$ival"; return; fi
 	warm=${VMTEST_CD_WARMUP:-8} n=${VMTEST_CD_INTERVALS:-20}
-	# A mark comes with the self values: every $every reads (SelfInterval,
-	# 10 s by default, as the plugin rounds it; VMTEST_CD_CONF may set it).
-	# Mark j is read 1 + (j - 1) * every, and its sender figures are the
-	# previous mark's: the window starts at the first mark whose sender
-	# figures are past the warm-up, and spans n reads rounded up to marks.
-	self_s=$(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed -n 's/^SelfInterval=//p')
-	every=$(awk -v s="${self_s:-10}" -v i="$ival" 'BEGIN {
-		if (s <= i) { print 1; exit }
-		r = int(s / i); if (s / i > r * 1.01) r++; print r }')
-	wmark=$((2 + (warm - 1 + every - 1) / every))
-	nmarks=$(((n + every - 1) / every))
-	n=$((nmarks * every))
 	d=$WORK/cdbench-$backend-$size
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -295,6 +283,18 @@ $extra
 $(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed 's/=/ /')" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
 	cpid=$!
+	# A mark comes with the self values: with the first read, then every
+	# $every reads, as the plugin's init logged it (SelfInterval; no such
+	# line: every read). Mark j is read 1 + (j - 1) * every, and its sender
+	# figures are the previous mark's: the window starts at the first mark
+	# whose sender figures are past the warm-up, and spans n reads rounded
+	# up to marks.
+	wait_marks "$d" 1 $cpid 120 "$label at $size" || return 1
+	every=$(sed -n 's/.*self values go to collectd every \([0-9]*\) reads.*/\1/p' "$d/collectd.log" | head -n 1)
+	every=${every:-1}
+	wmark=$((2 + (warm - 1 + every - 1) / every))
+	nmarks=$(((n + every - 1) / every))
+	n=$((nmarks * every))
 	# the observers below watch the measured intervals: from the warm-up's end
 	if [ -n "${VMTEST_CD_PERF:-}${VMTEST_CD_THREADS:-}${VMTEST_CD_STRACE:-}" ]; then
 		wait_marks "$d" "$wmark" $cpid $(((wmark - 1) * every * ival * 3 + 60)) "$label at $size" || return 1
