@@ -51,6 +51,10 @@
  * when the disk fills, one line when writing works again.
  *
  * Not thread safe: the sender thread alone uses a spool.
+ *
+ * The files: spool_format.c (the format above and the reader that checks
+ * it), spool_dir.c (SpoolDir, its segments, open and close), spool_append.c
+ * (the writer and the cap), spool_replay.c (peek, ack).
  */
 #ifndef MEMCG_BPF_SPOOL_H
 #define MEMCG_BPF_SPOOL_H

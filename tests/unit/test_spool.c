@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the disk spool (spool.c) in a private temp directory:
+ * Unit tests of the disk spool (spool.h) in a private temp directory:
  * write/read, torn tail, corrupt middle, the cap, replay order across
  * restarts, the lock, hostile segment files.
  */
