@@ -365,11 +365,6 @@ int http_endpoint_set_give_up(struct http_endpoint *ep, bool (*give_up)(void *ct
 	return 0;
 }
 
-const char *http_endpoint_url(const struct http_endpoint *ep)
-{
-	return ep->url;
-}
-
 void http_endpoint_free(struct http_endpoint *ep)
 {
 	if (!ep)

@@ -65,7 +65,6 @@ int http_url_check(const char *url, char *why, size_t len);
  * sender's bounded stop.
  */
 int http_endpoint_set_give_up(struct http_endpoint *ep, bool (*give_up)(void *ctx), void *ctx);
-const char *http_endpoint_url(const struct http_endpoint *ep);
 void http_endpoint_free(struct http_endpoint *ep);
 
 /* Parses a Retry-After value (delta seconds or an HTTP date); < 0 when invalid. */
