@@ -197,10 +197,11 @@ int http_endpoint_new(const char *url, const struct sender_config *c, const stru
 	SETOPT(CURLOPT_USERAGENT, USER_AGENT);
 	SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
 	/*
-	 * A request body in one send where the socket takes it: with the
-	 * default 64 KiB a 215 KB request took five sends and eleven polls,
-	 * and cost 1.6x the CPU on loopback (one upload buffer per endpoint).
-	 * Older libcurl without the option: the default, no error.
+	 * A request body in one send where the socket takes it: with libcurl's
+	 * default buffer a request took several sends and polls, and measured
+	 * more CPU per POST on loopback (see doc/benchmarks.md); one upload
+	 * buffer per endpoint. Older libcurl without the option: the default,
+	 * no error.
 	 */
 	if (curl_easy_setopt(ep->curl, CURLOPT_UPLOAD_BUFFERSIZE, HTTP_UPLOAD_BUFFER) != CURLE_OK)
 		mb_debug("URL \"%s\": libcurl keeps its default upload buffer", url);

@@ -12,9 +12,9 @@
  * timestamp's byte from the same byte of another timestamp; any other copy
  * of it becomes a literal too.
  *
- * The price is size: values are no longer copied (zeros, repeated values):
- * about 21 bytes per sample instead of 17 (encode-bench). test_batch_encode
- * decompresses each block and compares.
+ * The price is size: values are no longer copied (zeros, repeated values),
+ * so a kept block is larger than snappy's own (encode-bench measures it, see
+ * doc/benchmarks.md). test_batch_encode decompresses each block and compares.
  */
 #ifndef MEMCG_BPF_SNAPPY_TEMPLATE_H
 #define MEMCG_BPF_SNAPPY_TEMPLATE_H
