@@ -22,9 +22,10 @@
 #include "sampling/stat_catalog.h"
 
 /*
- * The set the README's figures were measured with (the plugin's default up
- * to issue 12): memory.stat fields, usage and two memory.events counters,
- * which the hand-written plain reader reads too.
+ * The set the README's figures were measured with (the plugin's default
+ * before limits, local events, pressure and the working set came):
+ * memory.stat fields, usage and two memory.events counters, which the
+ * hand-written plain reader reads too.
  */
 #define BENCH_DEFAULT_STATS "anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,pgfault,pgmajfault," \
 			    "workingset_refault_file,usage,oom,oom_kill"
