@@ -353,7 +353,7 @@ static bool snapshot_keep(const struct sample_row *row, void *arg)
  * snapshot it is done with when there is one; never blocks. The rows change
  * hands without a copy: the table gets the snapshot's old storage.
  */
-static void ship(struct mb_instance *inst, const struct self_values *v)
+static void hand_to_sender(struct mb_instance *inst, const struct self_values *v)
 {
 	struct snapshot *snap = sender_take_spare(inst->sender);
 
@@ -403,7 +403,7 @@ static int mb_read(user_data_t *ud)
 		dispatch_self(inst, &self);
 #ifdef MEMCG_BPF_HAVE_SENDER
 	if (inst->sender)
-		ship(inst, &self);
+		hand_to_sender(inst, &self);
 #endif
 	return 0;
 }

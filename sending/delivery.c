@@ -62,7 +62,7 @@ void delivery_get_stats(struct delivery *d, struct sender_stats *out)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static double backoff(struct delivery *d, unsigned int attempt)
+static double backoff_delay(struct delivery *d, unsigned int attempt)
 {
 	double t = DELIVERY_BACKOFF_MIN_S * pow(2, attempt > 16 ? 16 : attempt);
 
@@ -80,7 +80,7 @@ enum attempt_result {
 };
 
 /* What an attempt other than ATTEMPT_RETRY settles for its request. */
-static enum send_result settled(enum attempt_result a)
+static enum send_result send_result_of(enum attempt_result a)
 {
 	if (a == ATTEMPT_OK)
 		return SEND_OK;
@@ -92,8 +92,8 @@ static enum send_result settled(enum attempt_result a)
  * next try is set, the failure logged (first try only), counted as a retry
  * and the next URL chosen; unless @last, when nothing of that is done.
  */
-static enum attempt_result attempt(struct delivery *d, const struct payload *p, unsigned int nth, bool last,
-				   double *delay)
+static enum attempt_result post_once(struct delivery *d, const struct payload *p, unsigned int nth, bool last,
+				     double *delay)
 {
 	const char *url = d->urls[d->cur];
 	struct http_response r;
@@ -141,7 +141,7 @@ static enum attempt_result attempt(struct delivery *d, const struct payload *p, 
 	}
 	if (last)
 		return ATTEMPT_RETRY;
-	*delay = backoff(d, nth);
+	*delay = backoff_delay(d, nth);
 	if (!err && r.retry_after_s >= 0)
 		*delay = r.retry_after_s > DELIVERY_RETRY_AFTER_MAX_S   ? DELIVERY_RETRY_AFTER_MAX_S
 			 : r.retry_after_s < DELIVERY_RETRY_AFTER_MIN_S ? DELIVERY_RETRY_AFTER_MIN_S
@@ -160,7 +160,7 @@ static enum attempt_result attempt(struct delivery *d, const struct payload *p, 
 	return ATTEMPT_RETRY;
 }
 
-static bool stopping(struct delivery *d)
+static bool stop_asked(struct delivery *d)
 {
 	return d->ops.stopping(d->ops.ctx);
 }
@@ -168,17 +168,17 @@ static bool stopping(struct delivery *d)
 /* Without a spool: tries until sent, rejected or stopped. */
 static enum send_result send_payload(struct delivery *d, const struct payload *p)
 {
-	bool last_try = stopping(d);
+	bool last_try = stop_asked(d);
 	unsigned int nth = 0;
 
 	for (;;) {
 		double delay = 0;
 
-		enum attempt_result a = attempt(d, p, nth, last_try || stopping(d), &delay);
+		enum attempt_result a = post_once(d, p, nth, last_try || stop_asked(d), &delay);
 
 		if (a != ATTEMPT_RETRY)
-			return settled(a);
-		if (last_try || stopping(d) || d->ops.wait(d->ops.ctx, delay)) {
+			return send_result_of(a);
+		if (last_try || stop_asked(d) || d->ops.wait(d->ops.ctx, delay)) {
 			delivery_count_drop(d, DROP_SHUTDOWN, p->nr_samples);
 			return SEND_DROPPED;
 		}
@@ -246,10 +246,10 @@ static enum send_result spool_or_send(struct delivery *d, const struct payload *
 	double delay = 0;
 
 	if (!spool_pending(d->spool)) {
-		enum attempt_result a = attempt(d, p, 0, false, &delay);
+		enum attempt_result a = post_once(d, p, 0, false, &delay);
 
 		if (a != ATTEMPT_RETRY)
-			return settled(a);
+			return send_result_of(a);
 		mb_warn("collector unavailable: spooling requests to %s until it takes them again", d->spool_dir);
 		d->retry_at = d->ops.now(d->ops.ctx) + delay;
 		d->spool_attempt = 1;
@@ -427,7 +427,7 @@ void delivery_replay(struct delivery *d, double max_s, void (*between)(void *), 
 			.raw_len = r.raw_len,
 			.nr_samples = r.nr_samples,
 		};
-		switch (attempt(d, &p, d->spool_attempt, false, &delay)) {
+		switch (post_once(d, &p, d->spool_attempt, false, &delay)) {
 		case ATTEMPT_FALLBACK:
 			fall_back(d);
 			continue; /* the record is 2.0: dropped by replayable() */
@@ -447,7 +447,7 @@ void delivery_replay(struct delivery *d, double max_s, void (*between)(void *), 
 			 * answer record after record.
 			 */
 			spool_ack(d->spool);
-			d->retry_at = d->ops.now(d->ops.ctx) + backoff(d, d->spool_attempt++);
+			d->retry_at = d->ops.now(d->ops.ctx) + backoff_delay(d, d->spool_attempt++);
 			if (between)
 				between(arg);
 			goto out;

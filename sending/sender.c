@@ -85,7 +85,7 @@ static double now_mono(void *ctx)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static bool stopping(void *ctx)
+static bool stop_asked(void *ctx)
 {
 	struct sender *s = ctx;
 	bool v;
@@ -123,7 +123,7 @@ static bool give_up(void *ctx)
 	return v;
 }
 
-static double uniform(void *ctx)
+static double uniform_random(void *ctx)
 {
 	struct sender *s = ctx;
 
@@ -425,8 +425,8 @@ static int start_delivery(struct sender *s)
 		.post = post_to,
 		.now = now_mono,
 		.wait = wait_or_stop,
-		.stopping = stopping,
-		.uniform = uniform,
+		.stopping = stop_asked,
+		.uniform = uniform_random,
 		.ctx = s,
 	};
 
