@@ -56,6 +56,7 @@ static const char *const drop_names[DROP_NR] = {
 	[DROP_SHUTDOWN] = "shutdown",
 	[DROP_SPOOL_FULL] = "spool_full",
 	[DROP_SPOOL_ERROR] = "spool_error",
+	[DROP_DUPLICATE_SERIES] = "duplicate_series",
 };
 
 DEFINE_NAME_OF(drop_reason, enum drop_reason, drop_names)
@@ -251,7 +252,8 @@ static void process_batch(struct sender *s, struct snapshot *first)
 			int err = series_set_build(&s->sets[built], &o, snaps[i], s->tracker);
 
 			delivery_add_cpu(s->delivery, SENDER_CPU_SERIES, thread_cpu_ns() - cpu);
-
+			if (!err && s->sets[built].nr_duplicates)
+				delivery_count_drop(s->delivery, DROP_DUPLICATE_SERIES, s->sets[built].nr_duplicates);
 			if (err) {
 				mb_err("cannot build the series of an interval: %s", strerror(-err));
 				delivery_count_drop(s->delivery, DROP_ENCODE, snaps[i]->nr_values);

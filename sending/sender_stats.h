@@ -19,6 +19,7 @@ enum drop_reason {
 	DROP_SHUTDOWN,
 	DROP_SPOOL_FULL,
 	DROP_SPOOL_ERROR,
+	DROP_DUPLICATE_SERIES, /* a series twice in one interval (series_set.h: nr_duplicates) */
 	DROP_NR,
 };
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/macros.h"
 #include "series/cgroup_labels.h"
 #include "series/label_escape.h"
@@ -189,68 +190,6 @@ void stale_tracker_free(struct stale_tracker *st)
 	free(st);
 }
 
-/*
- * The series key (series_set.h): two 64-bit lanes over the label strings,
- * eight bytes at a time, each string closed by its length; the labels other
- * than __name__ in their sorted order, then __name__'s value. A row's
- * labels are hashed once and each stat only adds its name.
- */
-#define KEY_M1 0x9e3779b97f4a7c15ULL
-#define KEY_M2 0xc2b2ae3d27d4eb4fULL
-
-static uint64_t key_fmix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
-
-static void key_word(struct series_key *k, uint64_t w)
-{
-	k->lo = (k->lo ^ w) * KEY_M1;
-	k->lo ^= k->lo >> 29;
-	k->hi = (k->hi + w) * KEY_M2;
-	k->hi ^= k->hi >> 31;
-}
-
-static void key_string(struct series_key *k, const char *s, size_t len)
-{
-	uint64_t w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		key_word(k, w);
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	key_word(k, w ^ (uint64_t)len << 56);
-}
-
-/* The key state of @n labels except the one at @skip, before __name__'s value. */
-static struct series_key key_labels(const struct label_pair *l, const struct label_len *len, size_t n, size_t skip)
-{
-	struct series_key k = { 0x736f6d6570736575ULL, 0x646f72616e646f6dULL };
-
-	for (size_t i = 0; i < n; i++) {
-		if (i == skip)
-			continue;
-		key_string(&k, l[i].name, len[i].name);
-		key_string(&k, l[i].value, len[i].value);
-	}
-	return k;
-}
-
-static struct series_key key_with_name(struct series_key k, const char *name, size_t len)
-{
-	key_word(&k, ~0ULL); /* no label string ends like this: the name follows */
-	key_string(&k, name, len);
-	k.lo = key_fmix(k.lo ^ k.hi);
-	k.hi = key_fmix(k.hi + k.lo);
-	return k;
-}
-
 /* Labels of one series under construction, with their lengths. */
 struct label_list {
 	struct label_pair l[SERIES_MAX_STATIC_LABELS + 12];
@@ -351,8 +290,8 @@ static int add_item(struct series_set *set, const struct series_item *proto, str
 	ll_sort(ll);
 	while (name_at < ll->n && strcmp(ll->l[name_at].name, "__name__") != 0)
 		name_at++;
-	it.key = key_labels(ll->l, ll->len, ll->n, name_at);
-	it.key = key_with_name(it.key, proto->name, strlen(proto->name));
+	it.key = series_key_finish(series_key_labels(ll->l, ll->len, ll->n, name_at), proto->name,
+				   strlen(proto->name));
 	return add_item_sorted(set, &it, ll->l, ll->len, ll->n);
 }
 
@@ -511,7 +450,7 @@ struct row_template {
 	const struct label_pair *l;
 	const struct label_len *len;
 	size_t n, name_at;
-	struct series_key key; /* of the labels but __name__ */
+	struct siphash key; /* of the labels but __name__ (series_key_labels()) */
 };
 
 /* @rt points into @ll, which holds the labels. */
@@ -533,7 +472,7 @@ static void row_template(struct row_template *rt, struct label_list *ll, const s
 	rt->name_at = 0;
 	while (strcmp(ll->l[rt->name_at].name, "__name__") != 0)
 		rt->name_at++;
-	rt->key = key_labels(ll->l, ll->len, ll->n, rt->name_at);
+	rt->key = series_key_labels(ll->l, ll->len, ll->n, rt->name_at);
 }
 
 struct metric_name_len {
@@ -553,7 +492,7 @@ static int add_stat_item(struct series_set *set, const struct row_template *rt, 
 		.value = stale ? stale_nan() : sample_value(def, raw),
 		.raw = raw,
 		.start_ms = start_ms,
-		.key = key_with_name(rt->key, name->name, name->len),
+		.key = series_key_finish(rt->key, name->name, name->len),
 	};
 	size_t at = set->nr_labels + rt->name_at;
 	int err;
@@ -779,7 +718,7 @@ static uint64_t new_shape(void)
  */
 static bool steady(const struct series_set *set, const struct stale_tracker *st, const struct snapshot *snap)
 {
-	if (!set->shape || set->tracker_gen != st->gen || set->nr_stale || !st->row_entry ||
+	if (!set->shape || set->tracker_gen != st->gen || set->nr_stale || set->nr_duplicates || !st->row_entry ||
 	    st->nr != snap->nr_rows || !same_columns(st, snap))
 		return false;
 	for (size_t r = 0; r < snap->nr_rows; r++) {
@@ -798,7 +737,7 @@ static bool steady(const struct series_set *set, const struct stale_tracker *st,
 static bool same_keys(const struct series_key *keys, const struct series_item *items, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (keys[i].lo != items[i].key.lo || keys[i].hi != items[i].key.hi)
+		if (!series_key_equal(&keys[i], &items[i].key))
 			return false;
 	return true;
 }
@@ -940,6 +879,83 @@ static int row_templates(struct series_set *set, const struct series_opts *o, co
 	return 0;
 }
 
+/* The value of @it's label @name, or "" */
+static const char *item_label(const struct series_set *set, const struct series_item *it, const char *name)
+{
+	for (uint32_t k = 0; k < it->nr_labels; k++)
+		if (strcmp(set->labels[it->label_off + k].name, name) == 0)
+			return set->labels[it->label_off + k].value;
+	return "";
+}
+
+/* One warning per ten minutes at most, naming the first series that was there twice. */
+static void warn_duplicates(const struct series_set *set, const struct series_item *first, size_t dropped)
+{
+	static int64_t next_warn_ms;
+
+	if (set->ts_ms < next_warn_ms)
+		return;
+	next_warn_ms = set->ts_ms + 600000;
+	mb_warn("%zu series of an interval came twice with the same labels (first: %s{cgroup=\"%s\"}): the "
+		"later ones were dropped and counted (memcg_bpf_sender_dropped_samples_total, reason "
+		"duplicate_series); this warning repeats at most every 10 minutes",
+		dropped, first->name, item_label(set, first, "cgroup"));
+}
+
+/*
+ * Drops every item whose key an earlier item has: two rows with the same
+ * labels (series_key.h: the same key means the same label set) would put
+ * two samples of one series into a request, which receivers reject whole.
+ * O(n): an open-addressing table of item indices, at most half full, probed
+ * from the key's low bits (keyed, so spread). Sets nr_duplicates; 0 or
+ * -ENOMEM with @set unchanged.
+ */
+static int drop_duplicates(struct series_set *set)
+{
+	size_t nslots = 64, kept = 0, kept_rows = 0, mask;
+	struct series_item first_dup = { 0 };
+	uint32_t *slots;
+
+	while (nslots < 2 * set->nr_items)
+		nslots <<= 1;
+	slots = calloc(nslots, sizeof(*slots)); /* item index + 1; 0: empty */
+	if (!slots)
+		return -ENOMEM;
+	mask = nslots - 1;
+	for (size_t i = 0; i < set->nr_items; i++) {
+		const struct series_item *it = &set->items[i];
+		size_t h = it->key.lo & mask;
+		bool dup = false;
+
+		for (; slots[h]; h = (h + 1) & mask)
+			if (series_key_equal(&set->items[slots[h] - 1].key, &it->key)) {
+				dup = true;
+				break;
+			}
+		if (dup) {
+			if (kept == i) /* nothing dropped before: the first */
+				first_dup = *it;
+			if (it->stale)
+				set->nr_stale--;
+			else if (it->stat)
+				set->nr_values--;
+			continue;
+		}
+		set->items[kept] = *it;
+		slots[h] = (uint32_t)kept + 1;
+		kept++;
+		if (i < set->nr_row_items)
+			kept_rows++;
+	}
+	free(slots);
+	set->nr_row_items = kept_rows;
+	set->nr_duplicates = set->nr_items - kept;
+	set->nr_items = kept;
+	if (set->nr_duplicates)
+		warn_duplicates(set, &first_dup, set->nr_duplicates);
+	return 0;
+}
+
 static int build(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 		 struct stale_tracker *st)
 {
@@ -952,7 +968,7 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 	int64_t *row_first = NULL;
 	int err;
 
-	set->nr_items = set->nr_labels = set->nr_stale = set->nr_values = 0;
+	set->nr_items = set->nr_labels = set->nr_stale = set->nr_values = set->nr_duplicates = 0;
 	arena_reset(set);
 	set->ts_ms = snap->ts_ms;
 	set->host = o->host;
@@ -1009,6 +1025,8 @@ static int build(struct series_set *set, const struct series_opts *o, const stru
 			goto free_tmp;
 	}
 	err = add_self_items(set, o, snap, st);
+	if (!err)
+		err = drop_duplicates(set);
 free_tmp:
 	row_idents_free(&ri, rows);
 	label_pool_free(&pool);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "series/label_pair.h"
+#include "series/series_key.h"
 #include "series/pod_names.h"
 #include "series/snapshot.h"
 
@@ -31,20 +32,9 @@
 double stale_nan(void);
 bool is_stale_nan(double v);
 
-/*
- * A series' identity from interval to interval: a 128-bit hash of its label
- * set (every name and value, __name__ included). The encoders key the label
- * bytes they keep across intervals (wire/label_cache.h) by it; two label
- * sets share a key with a probability of about n^2 / 2^129 for n series
- * (below 10^-28 at a million series).
- */
-struct series_key {
-	uint64_t lo, hi;
-};
-
 struct series_item {
 	const char *name;             /* metric name */
-	struct series_key key;
+	struct series_key key;        /* series/series_key.h */
 	const struct stat_def *stat;  /* NULL for self metrics */
 	bool counter;
 	const char *unit;             /* OTLP's UCUM unit: "By", "s", "{page}" (metric_unit()); NULL for none */
@@ -73,11 +63,6 @@ struct series_opts {
 	struct pod_names *names;   /* where namespace, pod, container come from; NULL: none */
 };
 
-/* The lengths of a label's name and value (strlen), kept next to it. */
-struct label_len {
-	uint32_t name, value;
-};
-
 struct series_set {
 	int64_t ts_ms;
 	const char *host;
@@ -89,6 +74,7 @@ struct series_set {
 	size_t nr_labels, cap_labels;
 	size_t nr_stale;
 	size_t nr_values; /* items that carry a sampled value (not stale, not self) */
+	size_t nr_duplicates; /* items the last build dropped: their labels were another item's */
 	struct arena_chunk *arena;
 	size_t arena_used;
 	/*

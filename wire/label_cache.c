@@ -61,7 +61,7 @@ static struct entry *slot_of(struct entry *slots, size_t nslots, const struct se
 {
 	size_t mask = nslots - 1, i = k->lo & mask;
 
-	while (slots[i].pass && (slots[i].key.lo != k->lo || slots[i].key.hi != k->hi))
+	while (slots[i].pass && !series_key_equal(&slots[i].key, k))
 		i = (i + 1) & mask;
 	return &slots[i];
 }

@@ -5,16 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/siphash.h"
+
 /* Slack over twice the live strings before the dictionary is cleared. */
 #define SYMBOL_DICT_SLACK 1024
 
-static uint64_t fnv1a(const char *s, uint32_t len)
+/* Keyed: the strings are label values a tenant may choose (base/siphash.h). */
+static uint64_t string_hash(const char *s, uint32_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (uint32_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
+	return siphash_bytes(siphash_process_key(), s, len, 1, 3);
 }
 
 static int grow_ids(struct symbol_dict *d)
@@ -42,7 +41,7 @@ static int grow_ids(struct symbol_dict *d)
 
 static void place(struct symbol_dict *d, uint32_t id)
 {
-	size_t mask = d->nslots - 1, i = fnv1a(d->str[id], d->len[id]) & mask;
+	size_t mask = d->nslots - 1, i = string_hash(d->str[id], d->len[id]) & mask;
 
 	while (d->slots[i])
 		i = (i + 1) & mask;
@@ -72,7 +71,7 @@ int symbol_dict_intern(struct symbol_dict *d, const char *s, uint32_t len, uint3
 	if (2 * (d->n + 1) > d->nslots && (err = grow_slots(d)))
 		return err;
 	mask = d->nslots - 1;
-	for (i = fnv1a(s, len) & mask; d->slots[i]; i = (i + 1) & mask) {
+	for (i = string_hash(s, len) & mask; d->slots[i]; i = (i + 1) & mask) {
 		uint32_t v = d->slots[i] - 1;
 
 		if (d->len[v] == len && memcmp(d->str[v], s, len) == 0) {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -37,6 +38,11 @@ static struct snapshot *snap_of(const char *const *paths, size_t n, uint64_t ts_
 	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &s), 0);
 	sample_table_free(&t);
 	return s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static const char *label(const struct series_set *set, const struct series_item *it, const char *name)
@@ -193,12 +199,123 @@ static void test_a_path_twice_keeps_its_labels(void **state)
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(series_set_build(&set, &o, s, st), 0);
 		assert_int_equal(set.nr_stale, 0);
-		assert_string_equal(label(&set, &set.items[3], "container_id"),
+		/* one series per label set: the second row's two are dropped and counted */
+		assert_int_equal(set.nr_items, 2);
+		assert_int_equal(set.nr_duplicates, 2);
+		assert_int_equal(set.nr_values, 2);
+		assert_string_equal(label(&set, &set.items[1], "container_id"),
 				    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	}
 	series_set_free(&set);
 	stale_tracker_free(st);
 	snapshot_free(s);
+}
+
+#define TENANT "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+
+/*
+ * Two names a tenant can pick under its own slice that the unkeyed series
+ * hash of old mapped to one key: now two series, two keys, two label sets.
+ */
+static void test_colliding_names_of_old_get_two_keys(void **state)
+{
+	const char *paths[] = { TENANT ".<\"C5OpC]];Y],(7", TENANT "aF8w@(lW\"\"D&\"SWH" };
+	const struct series_opts plain = { .host = "h1" }; /* the plugin's labels: cgroup first */
+	struct snapshot *s = snap_of(paths, 2, 1000, 1);
+	struct series_set set;
+
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &plain, s, NULL), 0);
+	assert_int_equal(set.nr_duplicates, 0);
+	assert_int_equal(set.nr_items, 4);
+	assert_false(series_key_equal(&set.items[0].key, &set.items[1].key));
+	assert_false(series_key_equal(&set.items[2].key, &set.items[3].key));
+	assert_string_equal(label(&set, &set.items[0], "cgroup"), paths[0]);
+	assert_string_equal(label(&set, &set.items[1], "cgroup"), paths[1]);
+	series_set_free(&set);
+	snapshot_free(s);
+}
+
+/* A tiny fixed-seed generator: the same names on every run. */
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct series_key *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/*
+ * Property: for random sets of names (bytes 1-255 but '/', backslashes and
+ * 'x' and hex digits often, so that escapes meet), distinct paths give
+ * distinct cgroup labels and distinct keys.
+ */
+static void test_random_names_distinct_labels_and_keys(void **state)
+{
+	static const char often[] = "\\\\xxff0a7f";
+	enum { NAMES = 3000 };
+	char **paths = calloc(NAMES, sizeof(*paths));
+	const char **labels = calloc(NAMES, sizeof(*labels));
+	struct series_key *keys = calloc(NAMES, sizeof(*keys));
+	uint64_t seed = 0x5eed5eed12345678ULL;
+	struct snapshot *s;
+	struct series_set set;
+	size_t n = 0;
+
+	for (size_t i = 0; i < NAMES; i++) {
+		size_t len = 1 + next_random(&seed) % 6;
+		char name[16];
+
+		for (size_t k = 0; k < len; k++) {
+			uint64_t r = next_random(&seed);
+			unsigned char c = r & 1 ? (unsigned char)often[(r >> 1) % (sizeof(often) - 1)] : (unsigned char)(1 + (r >> 8) % 255);
+
+			name[k] = (char)(c == '/' ? '\\' : c);
+		}
+		name[len] = '\0';
+		paths[i] = malloc(len + 2);
+		paths[i][0] = '/';
+		memcpy(paths[i] + 1, name, len + 1);
+	}
+	/* distinct paths only */
+	qsort(paths, NAMES, sizeof(*paths), cmp_str);
+	for (size_t i = 0; i < NAMES; i++)
+		if (!n || strcmp(paths[n - 1], paths[i]) != 0)
+			paths[n++] = paths[i];
+		else
+			free(paths[i]);
+	s = snap_of((const char *const *)paths, n, 1000, 1);
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &opts, s, NULL), 0);
+	assert_int_equal(set.nr_duplicates, 0);
+	for (size_t i = 0; i < n; i++) { /* the first n items: every path's anon */
+		labels[i] = label(&set, &set.items[i], "cgroup");
+		keys[i] = set.items[i].key;
+	}
+	qsort(labels, n, sizeof(*labels), cmp_str);
+	qsort(keys, n, sizeof(*keys), cmp_key);
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (strcmp(labels[i], labels[i + 1]) == 0)
+			fail_msg("two paths, one label: %s", labels[i]);
+		assert_false(series_key_equal(&keys[i], &keys[i + 1]));
+	}
+	assert_true(n > NAMES / 2);
+	series_set_free(&set);
+	snapshot_free(s);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	free(labels);
+	free(keys);
 }
 
 static int64_t start_of(const struct series_set *set, const char *cgroup, bool stale)
@@ -404,6 +521,8 @@ int main(void)
 		cmocka_unit_test(test_self_metrics),
 		cmocka_unit_test(test_derived_labels),
 		cmocka_unit_test(test_a_path_twice_keeps_its_labels),
+		cmocka_unit_test(test_colliding_names_of_old_get_two_keys),
+		cmocka_unit_test(test_random_names_distinct_labels_and_keys),
 		cmocka_unit_test(test_start_time_is_first_seen),
 		cmocka_unit_test(test_steady_state_patches_values),
 		cmocka_unit_test(test_steady_state_needs_the_tracker_it_was_built_with),
