@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/report.sh TABLE OUTDIR KERNEL: turns the bench_collectd lines of a
 # bench run (TABLE: the guest's INFO lines, see tests/vm/guest/bench.sh) into
-# the Markdown table the README shows and OUTDIR/bench.png (gnuplot): CPU
+# the Markdown table doc/benchmarks.md shows and OUTDIR/bench.png (gnuplot): CPU
 # per interval, stacked by where it goes, one panel per tree size.
 #
 # A line of ours:  SIZE NCG BACKEND/VARIANT CD_MS SAMPLE_MS CD/SMP SERIES_MS

@@ -63,7 +63,7 @@ for c in "${CASES[@]}"; do
 done
 
 # the good config next to them does work (the checks above can tell the difference)
-# (every key, as README shows it; several values per Stat line, Stat repeated)
+# (the sampling keys of collectd-memcg_bpf(5); several values per Stat line, Stat repeated)
 dir=$(write_conf good 1 "" '  Backend "auto"
   CgroupRoot "'"$CGROUP_ROOT"'"
   Stat "anon" "file" "kernel" "shmem" "pgfault" "pgmajfault" "usage" "oom_kill_local"

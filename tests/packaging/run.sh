@@ -460,6 +460,8 @@ cat >"$work/rpm-expected" <<LIST
 /usr/lib64/collectd/memcg_bpf.so
 /usr/share/doc/$pkg-$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)
 /usr/share/doc/$pkg-$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)/README
+/usr/share/licenses/$pkg-$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)
+/usr/share/licenses/$pkg-$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)/COPYING
 /usr/share/man/man1/memcg-bpf-sample.1.gz
 /usr/share/man/man5/collectd-memcg_bpf.5.gz
 /usr/lib/systemd/system/collectd.service.d
