@@ -89,24 +89,8 @@ size_t path_escape_json(const char *in, size_t in_len, char *buf, size_t cap)
 	return finish(&o);
 }
 
+/* The label form (series/label_escape.h): the table shows what the labels carry. */
 size_t path_escape_table(const char *in, size_t in_len, char *buf, size_t cap)
 {
-	const unsigned char *p = (const unsigned char *)in;
-	struct out o = { buf, cap, 0 };
-
-	for (size_t i = 0; i < in_len;) {
-		size_t n = utf8_sequence_len(p + i, in_len - i);
-
-		if (n && p[i] >= 0x20 && p[i] != 0x7f && p[i] != '\\') {
-			for (size_t k = 0; k < n; k++)
-				put(&o, (char)p[i + k]);
-			i += n;
-			continue;
-		}
-		put_str(&o, "\\x");
-		put(&o, hex[p[i] >> 4]);
-		put(&o, hex[p[i] & 0xf]);
-		i++;
-	}
-	return finish(&o);
+	return label_escape(in, in_len, buf, cap);
 }

@@ -11,12 +11,16 @@
  * byte of anything else is \uDCXX, the lone low surrogate U+DC00 + byte
  * (PEP 383's "surrogateescape"). No real character is a lone surrogate, so
  * no two paths print alike: the byte 0xFF is \udcff, the character U+00FF
- * is \u00ff. Python: json.loads(line)["path"].encode("utf-8",
- * "surrogateescape") gives the bytes back.
+ * is \u00ff. The JSON "path" is byte-exact: in Python,
+ * json.loads(line)["path"].encode("utf-8", "surrogateescape") gives the
+ * path's bytes back. The table shows the label form instead.
  *
- * Table (path_escape_table): well-formed UTF-8 as is; control bytes, DEL,
- * '\\' and bytes of invalid UTF-8 as \xHH (backslash as \x5c), so a column
- * never holds a tab, a newline or an escape sequence of the terminal.
+ * Table (path_escape_table): the form of the cgroup label
+ * (series/label_escape.h), so the table shows what a dashboard shows.
+ * Well-formed UTF-8 as is; control bytes, DEL and bytes of invalid UTF-8 as
+ * \xHH, so a column never holds a tab, a newline or an escape sequence of
+ * the terminal; a backslash doubled where it would read as an escape
+ * ("\\xff" is the text, "\xff" the byte), so distinct paths stay distinct.
  */
 #ifndef MEMCG_BPF_PATH_ESCAPE_H
 #define MEMCG_BPF_PATH_ESCAPE_H

@@ -75,7 +75,17 @@ static void test_table_escapes_controls_and_invalid(void **state)
 	table_is("/tab\tbed", "/tab\\x09bed");
 	table_is("/esc\033[2J", "/esc\\x1b[2J");
 	table_is("/raw\xe9", "/raw\\xe9");
-	table_is("/back\\x41", "/back\\x5cx41"); /* a literal "\x41" stays apart from 'A' */
+	table_is("/back\\x41", "/back\\x41"); /* 0x41 is no escaped byte: nothing to tell apart */
+	table_is("/del\177", "/del\\x7f");
+}
+
+/* The table shows the cgroup label: the text "\xe9" and the byte 0xe9 differ. */
+static void test_table_is_the_label_form(void **state)
+{
+	table_is("/raw\\xe9", "/raw\\\\xe9");
+	table_is("/two\\\\", "/two\\\\\\");
+	table_is("/before\\\t", "/before\\\\\\x09");
+	table_is("/dev-disk-by\\x2duuid.swap", "/dev-disk-by\\x2duuid.swap");
 }
 
 int main(void)
@@ -87,6 +97,7 @@ int main(void)
 		cmocka_unit_test(test_json_invalid_sequences_byte_by_byte),
 		cmocka_unit_test(test_json_truncates_like_snprintf),
 		cmocka_unit_test(test_table_escapes_controls_and_invalid),
+		cmocka_unit_test(test_table_is_the_label_form),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
