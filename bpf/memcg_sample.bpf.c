@@ -253,7 +253,12 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 	return MEMCG_READ_INVALID;
 }
 
-/* Levels below the walk root; the first call sees the root. */
+/*
+ * Levels below the walk root, relative to CgroupRoot whatever the depth of
+ * the walk root in the hierarchy. The walk is pre-order, so the first
+ * cgroup it visits is the walk root: every visited cgroup passes here
+ * first, whether it has a memory controller or not.
+ */
 static __always_inline __u32 depth_of(struct cgroup *cgrp)
 {
 	if (!visited) {
@@ -263,18 +268,18 @@ static __always_inline __u32 depth_of(struct cgroup *cgrp)
 	return cgrp->level - root_level;
 }
 
-static __always_inline bool too_deep(struct cgroup *cgrp)
+static __always_inline bool too_deep(__u32 depth)
 {
-	return max_depth >= 0 && depth_of(cgrp) > (__u32)max_depth;
+	return max_depth >= 0 && depth > (__u32)max_depth;
 }
 
 /*
  * The record of @cgrp, its header filled in; NULL when the walk skips it
  * (past the map's capacity: then overflow tells user space).
  */
-static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp)
+static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp, __u32 depth)
 {
-	__u32 depth = cgrp->level - root_level, slot;
+	__u32 slot;
 	struct memcg_record *rec;
 	long len;
 
@@ -317,10 +322,12 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	struct cgroup *cgrp = ctx->cgroup;
 	struct memcg_record *rec;
 	struct mem_cgroup *memcg;
+	__u32 depth;
 
 	if (!cgrp)	/* the walk is over */
 		return 0;
-	if (too_deep(cgrp))
+	depth = depth_of(cgrp);
+	if (too_deep(depth))
 		return 0;
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg) {
@@ -333,7 +340,7 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	 */
 	if (nr_records == 0)
 		bpf_mem_cgroup_flush_stats(memcg);
-	rec = begin_record(cgrp);
+	rec = begin_record(cgrp, depth);
 	if (rec)
 		fill_values(rec, cgrp, memcg, false);
 	bpf_put_mem_cgroup(memcg);
@@ -361,10 +368,11 @@ static __always_inline struct mem_cgroup *memcg_of(struct cgroup *cgrp)
 
 static __always_inline int walk_core(struct cgroup *cgrp, bool flush)
 {
+	__u32 depth = depth_of(cgrp);
 	struct memcg_record *rec;
 	struct mem_cgroup *memcg;
 
-	if (too_deep(cgrp))
+	if (too_deep(depth))
 		return 0;
 	memcg = memcg_of(cgrp);
 	if (!memcg) {
@@ -374,7 +382,7 @@ static __always_inline int walk_core(struct cgroup *cgrp, bool flush)
 	/* as above; cgroup_rstat_flush() flushes every controller of the subtree */
 	if (flush && nr_records == 0)
 		cgroup_rstat_flush(cgrp);
-	rec = begin_record(cgrp);
+	rec = begin_record(cgrp, depth);
 	if (rec)
 		fill_values(rec, cgrp, memcg, true);
 	return 0;
