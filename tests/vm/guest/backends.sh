@@ -113,7 +113,7 @@ t_v1_core() {
 	pairs "$WORK/v1-text.json" > "$WORK/v1-pairs.text"
 	pairs "$WORK/v1-bpf-core.json" > "$WORK/v1-pairs.core"
 	if ! cmp -s "$WORK/v1-pairs.text" "$WORK/v1-pairs.core"; then
-		why "bpf-core and text give different values on v1: $(diff "$WORK/v1-pairs.text" "$WORK/v1-pairs.core" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+		why "bpf-core and text give different values on v1 (- text only, + bpf-core only): $(diff -u "$WORK/v1-pairs.text" "$WORK/v1-pairs.core" | grep '^[-+]/' | head -6 | tr '\n' ' ')"
 		v1_cleanup; return 1
 	fi
 	grep -q '^/ usage$' "$WORK/v1-pairs.core" && grep -q '^/a soft_limit$' "$WORK/v1-pairs.core" ||
