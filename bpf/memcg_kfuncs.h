@@ -36,4 +36,16 @@ extern unsigned long bpf_mem_cgroup_memory_events(struct mem_cgroup *memcg,
  */
 extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
 
+/*
+ * cgroup v1's soft limit (memory.soft_limit_in_bytes, in pages). Linux 6.11
+ * put the cgroup v1-only members of struct mem_cgroup under the new
+ * CONFIG_MEMCG_V1 (the series that made mm/memcontrol-v1.c): Debian's 6.12
+ * and 7.x cloud kernels have neither the field nor v1 memory cgroups; 6.1,
+ * and 6.18 with CONFIG_MEMCG_V1, have both. A flavor, so that
+ * a vmlinux.h without the field still builds; read only where it exists.
+ */
+struct mem_cgroup___v1 {
+	unsigned long soft_limit;
+} __attribute__((preserve_access_index));
+
 #endif

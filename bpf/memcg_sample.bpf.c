@@ -28,6 +28,7 @@ const volatile __u32 capacity = 0;   /* max_entries of records */
 const volatile int max_depth = -1;   /* < 0: unlimited */
 const volatile __u64 page_size = 4096;
 const volatile __u64 counter_max = 0; /* PAGE_COUNTER_MAX: LONG_MAX / page_size */
+const volatile bool cgroup_v1 = false; /* the walk is of a cgroup v1 hierarchy */
 
 /* Per walk; user space zeroes them before each walk. */
 __u64 nr_records = 0;   /* memory cgroups found (may exceed capacity) */
@@ -70,6 +71,24 @@ static __always_inline __u64 read_page_counter(struct mem_cgroup *memcg, __u32 w
 	default:
 		return MEMCG_READ_INVALID;
 	}
+	return pages >= counter_max ? MEMCG_READ_UNLIMITED : (__u64)pages * page_size;
+}
+
+/* memcg->soft_limit as memory.soft_limit_in_bytes prints it: bytes, or "max" */
+static __always_inline __u64 read_soft_limit(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup___v1 *m = (void *)memcg;
+	unsigned long pages;
+
+	if (!bpf_core_field_exists(m->soft_limit))
+		return MEMCG_READ_INVALID;
+	/*
+	 * Keeps the field's address from being computed before the check
+	 * (clang hoists it out of the read loop): where the field is absent
+	 * its relocation fails, and the verifier must never reach it.
+	 */
+	asm volatile("" : "+r"(m));
+	pages = BPF_CORE_READ(m, soft_limit);
 	return pages >= counter_max ? MEMCG_READ_UNLIMITED : (__u64)pages * page_size;
 }
 
@@ -212,16 +231,28 @@ static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
 }
 
 /*
- * The root of the hierarchy has memory.stat but none of the other files
- * (cgroup v2 keeps no page counter or events for it; its memory.pressure is
- * the whole system's), so only its memory.stat values are read: both
- * backends give the same set of values for it.
+ * What the walk reads at the root of the hierarchy. On cgroup v2 the root
+ * has memory.stat but none of the other files (no page counter or events
+ * of its own; its memory.pressure is the whole system's), so only its
+ * memory.stat values are read: both backends give the same set of values
+ * for it. On cgroup v1 the root has every file, computed as for any cgroup,
+ * but memory.usage_in_bytes: mem_cgroup_usage() approximates the root's
+ * usage from global counters, not from its page counter, and user space
+ * reads that one from the file.
  */
+static __always_inline bool read_at_root(__u32 kind, __u32 index)
+{
+	if (kind == MEMCG_READ_PAGE_STATE || kind == MEMCG_READ_VM_EVENT || kind == MEMCG_READ_VMSTAT_STATE ||
+	    kind == MEMCG_READ_VMSTAT_EVENT)
+		return true;
+	return cgroup_v1 &&
+	       !(kind == MEMCG_READ_PAGE_COUNTER && index == MEMCG_COUNTER_READ(MEMCG_COUNTER_MEMORY, MEMCG_FIELD_USAGE));
+}
+
 static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *memcg, __u32 kind, __u32 index,
 				      bool is_root, bool core)
 {
-	if (is_root && kind != MEMCG_READ_PAGE_STATE && kind != MEMCG_READ_VM_EVENT &&
-	    kind != MEMCG_READ_VMSTAT_STATE && kind != MEMCG_READ_VMSTAT_EVENT)
+	if (is_root && !read_at_root(kind, index))
 		return MEMCG_READ_INVALID;
 	/* a CO-RE walk calls no memcg kfunc: the compiler drops these branches from it */
 	if (!core) {
@@ -249,11 +280,18 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 		return read_page_counter(memcg, index);
 	case MEMCG_READ_PRESSURE:
 		return read_pressure(cgrp, index);
+	case MEMCG_READ_SOFT_LIMIT:
+		return read_soft_limit(memcg);
 	}
 	return MEMCG_READ_INVALID;
 }
 
-/* Levels below the walk root; the first call sees the root. */
+/*
+ * Levels below the walk root, relative to CgroupRoot whatever the depth of
+ * the walk root in the hierarchy. The walk is pre-order, so the first
+ * cgroup it visits is the walk root: every visited cgroup passes here
+ * first, whether it has a memory controller or not.
+ */
 static __always_inline __u32 depth_of(struct cgroup *cgrp)
 {
 	if (!visited) {
@@ -263,18 +301,18 @@ static __always_inline __u32 depth_of(struct cgroup *cgrp)
 	return cgrp->level - root_level;
 }
 
-static __always_inline bool too_deep(struct cgroup *cgrp)
+static __always_inline bool too_deep(__u32 depth)
 {
-	return max_depth >= 0 && depth_of(cgrp) > (__u32)max_depth;
+	return max_depth >= 0 && depth > (__u32)max_depth;
 }
 
 /*
  * The record of @cgrp, its header filled in; NULL when the walk skips it
  * (past the map's capacity: then overflow tells user space).
  */
-static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp)
+static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp, __u32 depth)
 {
-	__u32 depth = cgrp->level - root_level, slot;
+	__u32 slot;
 	struct memcg_record *rec;
 	long len;
 
@@ -317,10 +355,12 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	struct cgroup *cgrp = ctx->cgroup;
 	struct memcg_record *rec;
 	struct mem_cgroup *memcg;
+	__u32 depth;
 
 	if (!cgrp)	/* the walk is over */
 		return 0;
-	if (too_deep(cgrp))
+	depth = depth_of(cgrp);
+	if (too_deep(depth))
 		return 0;
 	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg) {
@@ -333,7 +373,7 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	 */
 	if (nr_records == 0)
 		bpf_mem_cgroup_flush_stats(memcg);
-	rec = begin_record(cgrp);
+	rec = begin_record(cgrp, depth);
 	if (rec)
 		fill_values(rec, cgrp, memcg, false);
 	bpf_put_mem_cgroup(memcg);
@@ -361,10 +401,11 @@ static __always_inline struct mem_cgroup *memcg_of(struct cgroup *cgrp)
 
 static __always_inline int walk_core(struct cgroup *cgrp, bool flush)
 {
+	__u32 depth = depth_of(cgrp);
 	struct memcg_record *rec;
 	struct mem_cgroup *memcg;
 
-	if (too_deep(cgrp))
+	if (too_deep(depth))
 		return 0;
 	memcg = memcg_of(cgrp);
 	if (!memcg) {
@@ -374,7 +415,7 @@ static __always_inline int walk_core(struct cgroup *cgrp, bool flush)
 	/* as above; cgroup_rstat_flush() flushes every controller of the subtree */
 	if (flush && nr_records == 0)
 		cgroup_rstat_flush(cgrp);
-	rec = begin_record(cgrp);
+	rec = begin_record(cgrp, depth);
 	if (rec)
 		fill_values(rec, cgrp, memcg, true);
 	return 0;

@@ -33,6 +33,7 @@ enum memcg_read_kind {
 	MEMCG_READ_VMSTAT_STATE = 7, /* memcg->vmstats->state[slot], raw (pages, bytes or KiB), >= 0 */
 	MEMCG_READ_VMSTAT_EVENT = 8, /* memcg->vmstats->events[slot] */
 	MEMCG_READ_EVENT = 9,        /* memcg->memory_events[index] (memory.events) */
+	MEMCG_READ_SOFT_LIMIT = 10,  /* memcg->soft_limit, in bytes (v1 memory.soft_limit_in_bytes) */
 };
 
 /*

@@ -86,6 +86,7 @@ struct bpf_backend {
 	enum memcg_walk_flavor flavor;
 	struct memcg_layout *layout; /* bpf-core: where the counters are; during open only */
 	int flush_fd;                /* bpf-core without a flush kfunc: the root's memory.stat */
+	int root_usage_fd;           /* cgroup v1: the walk root's memory.usage_in_bytes */
 	struct memcg_sample_bpf *skel;
 	struct bpf_link *link;
 	int root_fd;
@@ -340,6 +341,10 @@ static int single_read(const struct bpf_backend *b, const struct stat_def *def, 
 		*kind = MEMCG_READ_PRESSURE;
 		*index = (__u32)(avgs * (nr_states - 1) + psi_state);
 		return 0;
+	case STAT_FILE_SOFT_LIMIT: /* cgroup v1 only: the kfunc walk never sees it */
+		*kind = MEMCG_READ_SOFT_LIMIT;
+		*index = 0;
+		return 0;
 	default:
 		break;
 	}
@@ -360,8 +365,6 @@ static const char *unavailable(const struct sampler *s, const struct stat_def *d
 
 	if (!stat_on_version(def, s->mount.version))
 		return s->mount.version == 2 ? "cgroup v1 only" : "cgroup v2 only";
-	if (def->file == STAT_FILE_SOFT_LIMIT)
-		return "the bpf-core backend does not read memory.soft_limit_in_bytes";
 	if (def->file == STAT_FILE_PRESSURE && !cgroup_psi_enabled())
 		return "PSI is off (psi=0 on the kernel command line, or a kernel without CONFIG_PSI)";
 	if (def->file != STAT_FILE_SWAP_CURRENT && def->file != STAT_FILE_SWAP_MAX)
@@ -564,6 +567,7 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	b->skel->rodata->max_depth = max_depth;
 	b->skel->rodata->page_size = (__u64)sysconf(_SC_PAGESIZE);
 	b->skel->rodata->counter_max = (__u64)LONG_MAX / b->skel->rodata->page_size;
+	b->skel->rodata->cgroup_v1 = b->root_usage_fd >= 0;
 	vmstat_spans(b, (struct memcg_span *)b->skel->rodata->vmstat_span);
 	for (f = MEMCG_WALK_KFUNC; f <= MEMCG_WALK_CORE; f++)
 		bpf_program__set_autoload(walk_program(b, f), f == b->flavor);
@@ -619,7 +623,7 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	b->root_fd = b->flush_fd = -1;
+	b->root_fd = b->flush_fd = b->root_usage_fd = -1;
 	b->mount_dir = s->mount.dir;
 	s->priv = b;
 	/* process-wide: bpf_close() gives the previous printer back */
@@ -664,6 +668,14 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 		if (b->flush_fd < 0) {
 			err = -errno;
 			mb_err("cannot open %s/memory.stat: %s", s->mount.dir, strerror(-err));
+			goto free_btf;
+		}
+	}
+	if (s->mount.version == 1) {
+		b->root_usage_fd = openat(b->root_fd, "memory.usage_in_bytes", O_RDONLY | O_CLOEXEC);
+		if (b->root_usage_fd < 0) {
+			err = -errno;
+			mb_err("cannot open %s/memory.usage_in_bytes: %s", s->mount.dir, strerror(-err));
 			goto free_btf;
 		}
 	}
@@ -785,6 +797,34 @@ static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct 
 	}
 }
 
+/*
+ * cgroup v1's root (a record without a parent): its usage, which the walk
+ * leaves out (memcg_sample.bpf.c, read_at_root()), from its
+ * memory.usage_in_bytes as the text backend reads it. A read that fails
+ * leaves the value missing.
+ */
+static void fill_root_usage(const struct sampler *s, const struct bpf_backend *b, struct sample_row *row)
+{
+	char buf[32];
+	unsigned long long v;
+	ssize_t n;
+	char *end;
+
+	for (size_t c = 0; c < s->nr_stats; c++) {
+		if (s->stats[c]->file != STAT_FILE_USAGE)
+			continue;
+		n = pread(b->root_usage_fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (!errno && end != buf && (*end == '\n' || !*end))
+			row->values[c] = v;
+		return;
+	}
+}
+
 static int bpf_sample(struct sampler *s, struct sample_table *t)
 {
 	struct bpf_backend *b = s->priv;
@@ -827,6 +867,8 @@ static int bpf_sample(struct sampler *s, struct sample_table *t)
 		if (!row)
 			return -ENOMEM;
 		fill_row(b, s->nr_stats, rec, row);
+		if (rec->parent_id == 0 && b->root_usage_fd >= 0)
+			fill_root_usage(s, b, row);
 	}
 	cgroup_index_walk_end(b->index);
 	t->duration_ns = clock_ns(CLOCK_MONOTONIC) - t->duration_ns;
@@ -846,6 +888,8 @@ static void bpf_close(struct sampler *s)
 		close(b->root_fd);
 	if (b->flush_fd >= 0)
 		close(b->flush_fd);
+	if (b->root_usage_fd >= 0)
+		close(b->root_usage_fd);
 	memcg_layout_free(b->layout);
 	free(b->columns);
 	if (b->print_set)

@@ -265,13 +265,34 @@ static void parse_file(struct text_priv *pr, const struct text_file *tf, size_t 
 	}
 }
 
+/*
+ * A cgroup is a row when it has the memory controller, which every memory
+ * cgroup shows by its memory.stat (the v2 root included). memory.pressure
+ * is a cgroup core file that every v2 cgroup has: a cgroup whose parent's
+ * cgroup.subtree_control lacks +memory has it and nothing else, and its
+ * memory is charged to the nearest ancestor with the controller. So it is
+ * no row, as the bpf walks do not see it as a memory cgroup.
+ */
+static enum outcome no_memory_files(const struct text_priv *pr, const struct cgroup_entry *e, bool stat_enoent)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (!stat_enoent && file_path(path, sizeof(path), e->path, "memory.stat") == 0 &&
+	    faccessat(pr->root_fd, path, F_OK, 0) == 0)
+		return CG_ROW;
+	if (fstatat(pr->root_fd, e->path[1] ? e->path + 1 : ".", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (uint64_t)sb.st_ino == e->id)
+		return CG_NO_ROW;
+	return CG_SKIPPED; /* removed while we read it */
+}
+
 /* Reads one cgroup's files into pr->scratch. */
 static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct cg_state *st,
 				const struct cgroup_entry *e)
 {
 	int result[NR_FILES];
-	int nr_needed = 0, nr_enoent = 0;
-	bool stat_enoent = false, stat_only = pr->root_is_top && e->depth == 0;
+	bool memory_read = false, stat_enoent = false, stat_only = pr->root_is_top && e->depth == 0;
 
 	for (size_t c = 0; c < s->nr_stats; c++)
 		pr->scratch[c] = SAMPLE_VALUE_MISSING;
@@ -284,7 +305,6 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 		result[f] = 0;
 		if (!tf->needed || (stat_only && f != STAT_FILE_MEMORY_STAT))
 			continue;
-		nr_needed++;
 		if (fd < 0) {
 			fd = open_file(pr->root_fd, e->path, tf->name);
 			if (fd < 0) {
@@ -305,6 +325,8 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 			}
 			continue;
 		}
+		/* a file of the memory controller: not one every cgroup has */
+		memory_read |= f != STAT_FILE_PRESSURE;
 		parse_file(pr, tf, len);
 	}
 
@@ -316,7 +338,6 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 		if (err == -ENODEV)
 			return CG_SKIPPED; /* removed while we read it */
 		if (err == -ENOENT) {
-			nr_enoent++;
 			stat_enoent |= f == STAT_FILE_MEMORY_STAT;
 			continue;
 		}
@@ -325,20 +346,10 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 		warn_read(pr, s->mount.dir, e->path, pr->files[f].name, err);
 		return CG_SKIPPED;
 	}
-	if (nr_enoent < nr_needed)
-		return CG_ROW; /* e.g. the v2 root: memory.stat but no memory.current */
-
-	/* none of its files: a cgroup without the controller, or one just removed */
-	char path[PATH_MAX];
-	struct stat sb;
-
-	if (!stat_enoent && file_path(path, sizeof(path), e->path, "memory.stat") == 0 &&
-	    faccessat(pr->root_fd, path, F_OK, 0) == 0)
+	if (memory_read && !stat_enoent)
 		return CG_ROW;
-	if (fstatat(pr->root_fd, e->path[1] ? e->path + 1 : ".", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (uint64_t)sb.st_ino == e->id)
-		return CG_NO_ROW;
-	return CG_SKIPPED;
+	/* none of its memory files: a cgroup without the controller, or one just removed */
+	return no_memory_files(pr, e, stat_enoent);
 }
 
 static int text_sample(struct sampler *s, struct sample_table *t)

@@ -7,6 +7,10 @@
 #    hierarchical total_* fields when the host runs cgroup v1), and so do
 #    bpf-core's where this kernel runs it (6.1-6.19; v1 since the cgroup
 #    iterator walks v1 hierarchies);
+#  - bpf-core gives the same values as text (the same stats of the same
+#    cgroups, cgroup v1's root included);
+#  - below a subtree root, with and without --max-depth, text and bpf-core
+#    give each cgroup the same depth, the subtree root depth 0;
 #  - an unknown stat is a usage error that lists the nearest names.
 set -u
 BIN=${MEMCG_BPF_SAMPLE:?set MEMCG_BPF_SAMPLE to the memcg-bpf-sample binary}
@@ -181,6 +185,63 @@ for b in $backends; do
 	*) not_ok "$result" ;;
 	esac
 done
+
+# pairs BACKEND ARGS...: "path stat" for every value the backend samples, sorted
+pairs() {
+	b=$1
+	shift
+	"$BIN" --backend "$b" --stats all --count 1 --format json "$@" 2>/dev/null |
+		sed -e 's/.*"path":"\([^"]*\)".*"values":{\(.*\)}}$/\1 \2/' |
+		awk '{ n = split($2, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], p, ":"); gsub(/"/, "", p[1]); print $1, p[1] } }' |
+		sort
+}
+# depths BACKEND ARGS...: "path depth" of every row, sorted
+depths() {
+	b=$1
+	shift
+	"$BIN" --backend "$b" --stats anon --count 1 --format json "$@" 2>/dev/null |
+		sed -n 's/.*"path":"\([^"]*\)","depth":\([0-9]*\),.*/\1 \2/p' | sort
+}
+# only_common A B: the lines of A whose path (first field) is also in B (the host is live)
+only_common() { awk 'NR == FNR { seen[$1] = 1; next } $1 in seen' "$2" "$1"; }
+
+if [ $core = yes ]; then
+	# 3b. the same stats of the same cgroups in bpf-core as in text
+	pairs text --max-depth 2 >"$tmp/pairs.text"
+	pairs bpf-core --max-depth 2 >"$tmp/pairs.core"
+	only_common "$tmp/pairs.text" "$tmp/pairs.core" >"$tmp/pairs.text.c"
+	only_common "$tmp/pairs.core" "$tmp/pairs.text" >"$tmp/pairs.core.c"
+	n=$(wc -l <"$tmp/pairs.text.c")
+	if [ "$n" -gt 0 ] && cmp -s "$tmp/pairs.text.c" "$tmp/pairs.core.c"; then
+		ok "bpf-core samples the same $n (cgroup, stat) pairs as text (cgroup v$version, root included)"
+	else
+		not_ok "bpf-core and text sample different values: $(diff "$tmp/pairs.text.c" "$tmp/pairs.core.c" | grep '^[<>]' | head -5 | tr '\n' ' ')"
+	fi
+
+	# 3c. depth is relative to --root: a subtree root is depth 0 in both backends
+	sub=
+	for d in "$mdir"/*/; do
+		[ -r "$d/memory.stat" ] && sub=${d%/} && break
+	done
+	if [ -z "$sub" ]; then
+		skip "no cgroup below $mdir to use as a subtree root"
+	else
+		for limit in "" "--max-depth 8"; do
+			# shellcheck disable=SC2086 # $limit is zero or two words
+			depths text --root "$sub" $limit >"$tmp/depth.text"
+			# shellcheck disable=SC2086
+			depths bpf-core --root "$sub" $limit >"$tmp/depth.core"
+			only_common "$tmp/depth.text" "$tmp/depth.core" >"$tmp/depth.text.c"
+			only_common "$tmp/depth.core" "$tmp/depth.text" >"$tmp/depth.core.c"
+			root=$(awk '$1 == "/" { print $2 }' "$tmp/depth.core.c")
+			if [ "$root" = 0 ] && cmp -s "$tmp/depth.text.c" "$tmp/depth.core.c"; then
+				ok "--root $sub ${limit:-(no --max-depth)}: $(wc -l <"$tmp/depth.core.c") rows, the same depths in text and bpf-core, the root at 0"
+			else
+				not_ok "--root $sub ${limit:-(no --max-depth)}: root depth '${root}' in bpf-core; $(diff "$tmp/depth.text.c" "$tmp/depth.core.c" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+			fi
+		done
+	fi
+fi
 
 # 4. an unknown stat is a usage error listing the nearest names
 "$BIN" --stats anon,anonn --count 1 >/dev/null 2>"$tmp/unknown.err"

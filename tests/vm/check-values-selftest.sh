@@ -61,6 +61,9 @@ for d in "$R/a" "$R/a/$ODD" "$R/a/$RAW" "$R/a/$NL" "$R/a/$LONG"; do
 	printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=5000000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=700\n' \
 		> "$d/memory.pressure"
 done
+# R/a/nomem: a cgroup without the memory controller (memory.pressure, no memory.stat): no row
+mkdir "$R/a/nomem"
+cp "$R/a/memory.pressure" "$R/a/nomem/"
 ino() { stat -c %i "$1"; }
 iR=$(ino "$R") iA=$(ino "$R/a") iO=$(ino "$R/a/$ODD") iX=$(ino "$R/a/$RAW")
 iN=$(ino "$R/a/$NL") iL=$(ino "$R/a/$LONG")
@@ -125,6 +128,8 @@ sed 's/"values":{"anon":4096,/"values":{/; s/}}$/}/' "$tmp/good.json" > "$tmp/j"
 expect 1 fs-bad-json "$cv" fs "$R" "$tmp/j"
 { good; rec "$iA" /a 1 ''; } | sed '2d' > "$tmp/j"
 expect 1 fs-no-values "$cv" fs "$R" "$tmp/j"
+{ good; rec "$(ino "$R/a/nomem")" /a/nomem 2 '"pressure_some":4000000'; } > "$tmp/j"
+expect 1 fs-row-without-memory-controller "$cv" fs "$R" "$tmp/j"
 
 expect 0 cmp-same "$cv" cmp "$tmp/good.json" "$tmp/good.json"
 sed 's/"slab":100/"slab":101/' "$tmp/good.json" > "$tmp/j"

@@ -14,8 +14,11 @@
  *       ("memory_max" ..., "swap_current", "swap_max"; "max" for no limit) /
  *       memory.current - inactive_file ("working_set") / memory.pressure's
  *       totals ("pressure_some", "pressure_full": at most 3 s behind the
- *       file, never ahead). Every cgroup directory under ROOT must have
- *       been reported exactly once. The root "/" is only checked for presence.
+ *       file, never ahead). Every memory cgroup under ROOT (a directory
+ *       with memory.stat) must have been reported exactly once, and nothing
+ *       else: a cgroup without the memory controller (its parent's
+ *       cgroup.subtree_control lacks +memory; it has memory.pressure but no
+ *       memory.stat) is no row. The root "/" is only checked for presence.
  *   check_values cmp A_JSON B_JSON
  *       Two runs (e.g. bpf and text) report the same cgroups with the same
  *       value names and equal values (the root "/" excluded).
@@ -766,13 +769,18 @@ static void walk(int dirfd, const char *rel, struct dirs *out)
 		len = strlen(rel) + strlen(de->d_name) + 2;
 		child = xrealloc(NULL, len);
 		snprintf(child, len, "%s/%s", strcmp(rel, "/") ? rel : "", de->d_name);
-		if (out->n == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : 1024;
-			out->d = xrealloc(out->d, out->cap * sizeof(*out->d));
+		if (faccessat(fd, "memory.stat", F_OK, 0) == 0) { /* a memory cgroup */
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 1024;
+				out->d = xrealloc(out->d, out->cap * sizeof(*out->d));
+			}
+			out->d[out->n].path = child;
+			out->d[out->n++].ino = (uint64_t)st.st_ino;
+			walk(fd, child, out);
+		} else {
+			walk(fd, child, out);
+			free(child);
 		}
-		out->d[out->n].path = child;
-		out->d[out->n++].ino = (uint64_t)st.st_ino;
-		walk(fd, child, out);
 	}
 	closedir(d);
 }
@@ -818,7 +826,7 @@ static int mode_fs(int argc, char **argv)
 	struct dirs dirs = { 0 };
 	struct cg_files files = { 0 };
 	unsigned long compared = 0, mismatches = 0, bad_ids = 0, bad_depth = 0, missing = 0,
-		      empty = 0, unlimited = 0, pressure_behind = 0;
+		      empty = 0, unlimited = 0, pressure_behind = 0, no_memcg = 0;
 	long min_cgroups = 1, s;
 	unsigned bad, dups;
 	size_t n;
@@ -875,6 +883,10 @@ static int mode_fs(int argc, char **argv)
 			close(fd);
 			continue;
 		}
+		if (faccessat(fd, "memory.stat", F_OK, 0) != 0) {
+			report("%s: reported, but it has no memory controller (no memory.stat)", show(r->path));
+			no_memcg++;
+		}
 		if (r->nr_values == 0) {
 			report("%s: no values", show(r->path));
 			empty++;
@@ -909,12 +921,12 @@ static int mode_fs(int argc, char **argv)
 			}
 	printf("check_values fs: sample=%ld cgroups=%zu dirs=%zu values=%lu mismatches=%lu "
 	       "bad_ids=%lu bad_depth=%lu missing=%lu empty=%lu bad_lines=%u dup_paths=%u "
-	       "unlimited=%lu pressure_behind=%lu\n",
+	       "no_memcg=%lu unlimited=%lu pressure_behind=%lu\n",
 	       s, n, dirs.n, compared, mismatches, bad_ids, bad_depth, missing, empty, bad, dups,
-	       unlimited, pressure_behind);
+	       no_memcg, unlimited, pressure_behind);
 	if ((long)n < min_cgroups)
 		report("only %zu cgroups reported, expected at least %ld", n, min_cgroups);
-	return (bad || dups || mismatches || bad_ids || bad_depth || missing || empty ||
+	return (bad || dups || mismatches || bad_ids || bad_depth || missing || empty || no_memcg ||
 		(long)n < min_cgroups || compared == 0)
 		       ? 1
 		       : 0;

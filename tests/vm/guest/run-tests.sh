@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_collectd|bench_core*
+# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|v1|psi_off|bench|bench_agent|bench_collectd|bench_core*
 #   kfunc     a kernel with the memcg kfuncs (Linux >= 7.0)
 #   fallback  a kernel without them (6.12): bpf-core, and text
 #   bookworm  Debian 12's kernel (6.1): bpf-core, and text
+#   v1        the memory controller on cgroup v1 (6.1: the later Debian
+#             kernels have no CONFIG_MEMCG_V1): bpf-core against text
 . /vmtest/lib.sh
 . /vmtest/tree.sh
 . /vmtest/receivers.sh
 . /vmtest/bench.sh
 . /vmtest/oom.sh
 . /vmtest/identity.sh
+. /vmtest/backends.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -828,6 +831,7 @@ core_set() {
 	run_test values_core t_values_core
 	run_test values_text t_values_text
 	run_test values_core_vs_text t_values_core_vs_text
+	run_test backends_agree t_backends_agree_core
 	run_test core_corrupt t_core_corrupt
 	run_test collectd_auto_core t_collectd_auto_core
 }
@@ -842,6 +846,7 @@ kfunc)
 	run_test values_bpf t_values_bpf
 	run_test values_text t_values_text
 	run_test values_bpf_vs_text t_values_bpf_vs_text
+	run_test backends_agree t_backends_agree_bpf
 	run_test rss t_rss
 	run_test collectd_bpf t_collectd_bpf
 	run_test auto_selects_bpf t_auto_selects_bpf
@@ -864,6 +869,9 @@ fallback)
 	;;
 bookworm)
 	core_set
+	;;
+v1)
+	run_test v1_core t_v1_core
 	;;
 psi_off)
 	run_test tree_50 t_tree_small
@@ -892,7 +900,7 @@ bench_core*)
 	run_test bench_core t_bench_core
 	;;
 *)
-	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|psi_off|bench|bench_agent|bench_collectd|bench_core*)"
+	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|v1|psi_off|bench|bench_agent|bench_collectd|bench_core*)"
 	FAILED=$((FAILED + 1))
 	;;
 esac
