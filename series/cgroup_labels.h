@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Identity labels read from a cgroup path alone (series_set.c adds the
+ * Identity labels read from a cgroup path alone (cgroup_ident.c adds the
  * Kubernetes names from series/pod_names.h). Each writes "" when the path
  * does not match; an empty label is not sent. A layout not listed here gives
  * no label rather than a guessed one.

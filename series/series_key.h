@@ -12,7 +12,7 @@
  * different word streams, so they share a key only by a collision of the
  * keyed hash: about n^2 / 2^129 for n series, and not something a tenant
  * who names cgroups can aim at without the key. A set of series is still
- * checked for equal keys when it is built (series_set.c), which catches
+ * checked for equal keys when it is built (duplicate_series.c), which catches
  * two rows with the same labels.
  */
 #ifndef MEMCG_BPF_SERIES_KEY_H

@@ -40,7 +40,7 @@ struct series_item {
 	const char *unit;             /* OTLP's UCUM unit: "By", "s", "{page}" (metric_unit()); NULL for none */
 	bool stale;
 	double value;
-	uint64_t raw;                 /* the sampled value @value came from (row items; patch()) */
+	uint64_t raw;                 /* the sampled value @value came from (row items; patch_values()) */
 	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano
 				       * of counters): the cgroup's first sample since it last
 				       * appeared; self metrics: the first snapshot; 0 without a
@@ -108,8 +108,8 @@ void series_set_init(struct series_set *set);
  * Builds @set (reset first) from @snap; updates @st when it is not NULL.
  * The items: every cgroup's value of the first stat, then of the second,
  * and so on (stat-major: each series then differs from the one before in
- * its cgroup label only, which snappy finds: remote write 1.0 takes 10%
- * fewer bytes than cgroup by cgroup in encode-bench); then stale markers;
+ * its cgroup label only, which snappy finds: remote write 1.0 takes fewer
+ * bytes than cgroup by cgroup, see doc/benchmarks.md); then stale markers;
  * then the self metrics.
  * When the snapshot has the shape of the one @set was last built from
  * (same cgroups in the same order, same stats present, identities

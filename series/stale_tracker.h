@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The stale tracker's insides (series/series_set.h has its public side):
+ * per cgroup path, which stats were sent last, since when the cgroup is
+ * seen, and the identity labels its series were sent with. Internal to
+ * series/.
+ */
+#ifndef MEMCG_BPF_STALE_TRACKER_H
+#define MEMCG_BPF_STALE_TRACKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series/cgroup_ident.h"
+#include "series/row_labels.h"
+#include "series/series_set.h"
+
+#define TRACK_MAX_STATS 128
+#define TRACK_WORDS (TRACK_MAX_STATS / 64)
+
+struct tracked {
+	char *path;
+	uint64_t bits[TRACK_WORDS];
+	int64_t first_ms; /* the sample time the cgroup was first seen (since it last vanished) */
+	struct ident *id; /* the identity labels its series were sent with */
+};
+
+struct stale_tracker {
+	const struct stat_def *stats[TRACK_MAX_STATS];
+	size_t nr_stats;
+	struct tracked *entries; /* sorted by path */
+	size_t nr;
+	size_t *row_entry; /* nr: the entry of each row of the last snapshot, in its row order */
+	uint64_t gen;      /* changes with every update */
+	int64_t born_ms; /* the sample time of the first snapshot: start of the self counters */
+};
+
+void tracker_first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
+			int64_t *row_first, size_t *row_entry);
+int add_stale_markers_and_remember(struct series_set *set, const struct series_opts *o,
+				   const struct snapshot *snap, const struct metric_name_len *names,
+				   const size_t *order, const int64_t *row_first, struct row_idents *ri,
+				   struct stale_tracker *st);
+bool same_shape_as_last(const struct series_set *set, const struct stale_tracker *st,
+			const struct snapshot *snap);
+
+#endif
