@@ -9,6 +9,7 @@
 . /vmtest/bench.sh
 . /vmtest/oom.sh
 . /vmtest/identity.sh
+. /vmtest/hostile.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -854,6 +855,7 @@ kfunc)
 	run_test oom_events_scope t_oom_events_scope
 	run_test oom_alert t_oom_alert
 	run_test identity t_identity
+	run_test hostile_names t_hostile_names
 	;;
 fallback)
 	core_set
@@ -861,6 +863,7 @@ fallback)
 	run_test unknown_stat t_unknown_stat
 	run_test oom_events_scope t_oom_events_scope
 	run_test identity t_identity
+	run_test hostile_names t_hostile_names
 	;;
 bookworm)
 	core_set
