@@ -10,7 +10,9 @@
 #                       and every group evaluated each second
 #   vm_start            VictoriaMetrics
 #   receivers_stop      stops both and drops what they stored
-#   prom_query EXPR     an instant query: one "VALUE LABELS" line per series
+#   rx_query URL EXPR   an instant query at URL (either receiver): one
+#                       "VALUE LABELS" line per series
+#   prom_query EXPR     rx_query at Prometheus
 #   prom_value EXPR     the value of a query's only series (nothing if none)
 #   prom_alerts         the active alerts: "NAME STATE CGROUP" lines
 VM_PID='' PROM_PID=''
@@ -82,15 +84,17 @@ receivers_stop() {
 # urlenc TEXT: TEXT with every byte percent-encoded.
 urlenc() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n' | sed 's/../%&/g'; }
 
-# prom_query EXPR: one line per series of the instant vector, "VALUE
-# {LABELS}" (Prometheus' JSON, cut at each series); fails when the query
-# does.
-prom_query() {
-	wget -q -O - "$PROM_URL/api/v1/query?query=$(urlenc "$1")" > "$WORK/query.json" 2>/dev/null || return 1
+# rx_query URL EXPR: one line per series of the instant vector, "VALUE
+# {LABELS}" (the Prometheus API's JSON, cut at each series); fails when the
+# query does.
+rx_query() {
+	wget -q -O - "$1/api/v1/query?query=$(urlenc "$2")" > "$WORK/query.json" 2>/dev/null || return 1
 	grep -q '"status":"success"' "$WORK/query.json" || return 1
 	awk '{ n = split($0, a, /\{"metric":/); for (i = 2; i <= n; i++) print a[i] }' "$WORK/query.json" |
 		sed -n 's/^\(.*\)},"value":\[[^,]*,"\([^"]*\)"\].*/\2 \1/p'
 }
+
+prom_query() { rx_query "$PROM_URL" "$1"; }
 
 # prom_value EXPR: the value of the query's only series; nothing (and
 # failure) when it has none or several.

@@ -12,6 +12,7 @@
 . /vmtest/oom.sh
 . /vmtest/identity.sh
 . /vmtest/backends.sh
+. /vmtest/hostile.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -859,6 +860,7 @@ kfunc)
 	run_test oom_events_scope t_oom_events_scope
 	run_test oom_alert t_oom_alert
 	run_test identity t_identity
+	run_test hostile_names t_hostile_names
 	;;
 fallback)
 	core_set
@@ -866,6 +868,7 @@ fallback)
 	run_test unknown_stat t_unknown_stat
 	run_test oom_events_scope t_oom_events_scope
 	run_test identity t_identity
+	run_test hostile_names t_hostile_names
 	;;
 bookworm)
 	core_set
