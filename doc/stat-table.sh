@@ -4,7 +4,7 @@
 # page never lists a stat the code does not have, nor misses one it has.
 #   stat-table.sh PATH/TO/memcg-bpf-sample
 # Table 1: stat ('*' marks the default set), unit, scope, shipped
-# metric name (the rule of series/metric_names.c: memcg_<stat>_bytes for
+# metric name (the rule of plugin/series/metric_names.c: memcg_<stat>_bytes for
 # byte gauges, memcg_<stat>_seconds_total for time counters,
 # memcg_<stat>_total for other counters, memcg_<stat> otherwise).
 # Then which file each stat comes from, and the cgroup v1 equivalents.

@@ -54,7 +54,7 @@ build() {
 	[ -f "$core" ] || ASAN_BUILD_DIR=$build "$top/scripts/sanitize.sh" --build-only
 	libs="$(pkg-config --libs libbpf libelf) $(pkg-config --libs libprotobuf-c libcurl 2>/dev/null || true) -lm"
 	# shellcheck disable=SC2046,SC2086
-	clang -g -O1 $san -fsanitize=fuzzer -I"$top" -I"$build" \
+	clang -g -O1 $san -fsanitize=fuzzer -I"$top/plugin" -I"$top" -I"$build" \
 		"$top/tests/fuzz/fuzz_$1.c" "$core" $libs $(cat "$build/fuzz-extra-libs" 2>/dev/null) \
 		-o "$build/fuzz_$1" >"$build/fuzz_$1.build.log" 2>&1 || {
 		echo "fuzz: building fuzz_$1 failed:" >&2

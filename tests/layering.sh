@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The folders are the layers (README, "Source map"). Bottom up:
+# The folders under plugin/ are the layers (README, "Source map"). Bottom up:
 #   base < sampling < series < wire < sending < config < plugin, cli
 # A file may include headers of its own layer and of layers below it, and
 # the generated headers (bpf/, proto/) of the layers that own them. This
@@ -25,7 +25,9 @@ rank() {
 bad=0 checked=0
 for dir in base sampling series wire sending config plugin cli; do
 	mine=$(rank "$dir")
-	for f in "$top/$dir"/*.[ch]; do
+	folder=$top/plugin/$dir # the core's layers are plugin/'s folders
+	[ "$dir" = plugin ] && folder=$top/plugin
+	for f in "$folder"/*.[ch]; do
 		[ -f "$f" ] || continue
 		for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
 			checked=$((checked + 1))
@@ -45,6 +47,16 @@ for dir in base sampling series wire sending config plugin cli; do
 			fi
 		done
 	done
+done
+# The top level is the design card's: the product, not its layers.
+for entry in $(git -C "$top" ls-files 2>/dev/null | cut -d/ -f1 | sort -u); do
+	case $entry in
+	plugin | bpf | proto | packaging | tests | configure.ac | Makefile.am | README | COPYING | m4 | scripts | doc | build-aux | .*) ;;
+	*)
+		echo "layering: top-level entry $entry is not the design card's (plugin/, bpf/, proto/, packaging/, tests/, ...)"
+		bad=$((bad + 1))
+		;;
+	esac
 done
 echo "layering: $checked includes checked, $bad against the layers"
 [ "$bad" -eq 0 ]

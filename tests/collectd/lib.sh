@@ -175,7 +175,7 @@ wait_rows() {
 	return 1
 }
 
-# The plugin_instance rule of series/instance_name.h, for short paths.
+# The plugin_instance rule of plugin/series/instance_name.h, for short paths.
 instance_of() {
 	local path=${1#/} out= c i hex LC_ALL=C
 	if [ -z "$path" ]; then echo root; return; fi

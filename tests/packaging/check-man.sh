@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks that collectd-memcg_bpf(5) follows the code:
-#  - every key of config/plugin_config.c's key table is documented as a
+#  - every key of plugin/config/plugin_config.c's key table is documented as a
 #    .TP item of doc/collectd-memcg_bpf.5.in, and every key documented there
 #    exists in the table;
 #  - the built man page lists every stat of memcg-bpf-sample --list-stats;
@@ -22,18 +22,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 sed -n '/^static const struct cfg_key keys\[\] = {/,/^};/s/^[[:space:]]*{ "\([A-Za-z]*\)",.*/\1/p' \
-	"$src/config/plugin_config.c" | sort -u >"$tmp/code"
-[ -s "$tmp/code" ] || { echo "check-man: no key table found in config/plugin_config.c" >&2; exit 1; }
+	"$src/plugin/config/plugin_config.c" | sort -u >"$tmp/code"
+[ -s "$tmp/code" ] || { echo "check-man: no key table found in plugin/config/plugin_config.c" >&2; exit 1; }
 # .TP items of the CONFIGURATION sections: "\fBKey\fR ..." (and "\fBA\fR ..., \fBB\fR ...")
 awk '/^\.SH "CONFIGURATION/ { on = 1; next } /^\.SH/ { on = 0 }
      on && prev == ".TP" { print } { prev = $0 }' "$tmpl" |
 	grep -o '^\\fB[A-Za-z]*\\fR\|, \\fB[A-Za-z]*\\fR' | sed 's/^, //; s/\\fB//; s/\\fR//' | sort -u >"$tmp/man"
 for k in $(comm -23 "$tmp/code" "$tmp/man"); do
-	echo "check-man: config key $k (config/plugin_config.c) is not documented in doc/collectd-memcg_bpf.5.in" >&2
+	echo "check-man: config key $k (plugin/config/plugin_config.c) is not documented in doc/collectd-memcg_bpf.5.in" >&2
 	fail=1
 done
 for k in $(comm -13 "$tmp/code" "$tmp/man"); do
-	echo "check-man: doc/collectd-memcg_bpf.5.in documents $k, which config/plugin_config.c does not know" >&2
+	echo "check-man: doc/collectd-memcg_bpf.5.in documents $k, which plugin/config/plugin_config.c does not know" >&2
 	fail=1
 done
 echo "check-man: $(wc -l <"$tmp/code") config keys in the code, $(wc -l <"$tmp/man") documented"

@@ -3,7 +3,7 @@
 """Flips one bit in the body of a pending record of a spool segment.
 
 tests/reliability/flip_bit.py SEGMENT [INDEX]: walks the records of SEGMENT
-(sending/spool.h: 16-byte file header, 40-byte record headers, bodies) and
+(plugin/sending/spool.h: 16-byte file header, 40-byte record headers, bodies) and
 flips bit 6 of a byte in the body of pending record INDEX (default: the
 middle one). Prints the record's sample count, so the test knows how much
 the damage may cost.

@@ -4,7 +4,7 @@
 
 The expected values come from collectd's csv plugin in the same daemon (one
 directory per cgroup, named by the plugin_instance rule of
-series/instance_name.h; one file per stat). The received series come from a
+plugin/series/instance_name.h; one file per stat). The received series come from a
 receiver's HTTP API, dumped to files:
   --prom FILE   Prometheus /api/v1/query of a range selector (matrix JSON)
   --vm FILE     VictoriaMetrics /api/v1/export (JSON lines); repeatable for
@@ -53,7 +53,7 @@ def instance_of(path):
 
 
 def unescape_label(v):
-    """Inverse of series/label_escape.h for the host's paths (valid UTF-8: identity)."""
+    """Inverse of plugin/series/label_escape.h for the host's paths (valid UTF-8: identity)."""
     return v
 
 

@@ -239,7 +239,7 @@ class Checker:
         for _, _, rm in pb_fields(raw):
             res = [v for f, _, v in pb_fields(rm) if f == 1]
             rattrs = dict(attrs([v for f, _, v in pb_fields(res[0]) if f == 1])) if res else {}
-            # the resource: one host's plugin (wire/otlp.c)
+            # the resource: one host's plugin (plugin/wire/otlp.c)
             if not rattrs.get("host.name") or not rattrs.get("service.instance.id") or \
                     rattrs.get("service.name") != "memcg_bpf":
                 self.err("resource attributes %s: want host.name, service.instance.id, "
@@ -297,7 +297,7 @@ class Checker:
                         self.series.append((labels, bits, t // 1000000))
 
 
-# wire/otlp.c's attribute_names[]
+# plugin/wire/otlp.c's attribute_names[]
 OTLP_ATTRIBUTES = {"k8s.container.name": "container", "container.name": "container", "container.id": "container_id",
                    "k8s.namespace.name": "namespace", "k8s.pod.name": "pod", "k8s.pod.uid": "pod_uid",
                    "systemd.unit": "unit"}

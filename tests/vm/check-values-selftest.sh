@@ -19,7 +19,7 @@ else
 	top=$(cd "$here/../.." && pwd)
 	extra=
 	for f in $(grep -v '^#' "$here/guest/check_values.sources"); do
-		extra="$extra $top/$f -I$top"
+		extra="$extra $top/$f -I$top/plugin -I$top"
 	done
 	# shellcheck disable=SC2086 # $extra is a list of words
 	${CC:-gcc} -O2 -Wall -Wextra -o "$cv" "$here/guest/check_values.c" $extra || exit 1
@@ -169,7 +169,7 @@ expect 1 ids-twice-in-sample ids_stdin "$tmp/j"
 expect 1 ids-sample-gap ids_stdin "$tmp/j"
 
 # csv: what collectd's csv plugin writes for memcg_bpf. The plugin_instance
-# names are written out by hand from the rule in series/instance_name.h, so
+# names are written out by hand from the rule in plugin/series/instance_name.h, so
 # that the comparator's naming is checked too.
 H=$tmp/csv/host
 csv_good() {

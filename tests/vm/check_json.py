@@ -6,7 +6,7 @@ DATA_LOG is what a guest wrote to its third serial port: blocks
 "VMDATA BEGIN json-<backend>" ... "VMDATA END json-<backend>" of
 memcg-bpf-sample --format json lines. Every line must parse with Python's
 json module (no NaN/Infinity, no raw control characters), every path must
-map back to bytes (cli/path_escape.h: lone \\udcXX are bytes 0x80-0xff,
+map back to bytes (plugin/cli/path_escape.h: lone \\udcXX are bytes 0x80-0xff,
 PEP 383), and ids and paths must pair one to one: one distinct path per
 cgroup id. Prints one line per block; exits 1 on any failure or when no
 block arrived.

@@ -61,7 +61,7 @@ for src in "$guest"/*.c; do
 	if [ -f "$guest/$name.sources" ]; then
 		for f in $(grep -v '^#' "$guest/$name.sources"); do
 			test -f "$top/$f" || die "$guest/$name.sources: $top/$f not found"
-			extra="$extra $top/$f -I$top"
+			extra="$extra $top/$f -I$top/plugin -I$top"
 		done
 	fi
 	# shellcheck disable=SC2086 # $extra is a list of words

@@ -13,7 +13,7 @@
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
 #   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback bookworm
 #                          kfunc:psi_off bookworm:v1" (default); KERNEL:SET
-#                          runs another guest set on KERNEL (bench/run.sh
+#                          runs another guest set on KERNEL (tests/bench/run.sh
 #                          uses kfunc:bench; psi_off boots with psi=0; v1
 #                          mounts the memory controller as cgroup v1, which
 #                          only bookworm's 6.1 has: the later Debian kernels
@@ -115,15 +115,15 @@ else
 	for p in csv logfile; do
 		files="$files $COLLECTD_PLUGINS/$p.so=/usr/lib/collectd/$p.so"
 	done
-	# bench/bench_sink.c, a write plugin that only counts values: the churn
+	# tests/bench/bench_sink.c, a write plugin that only counts values: the churn
 	# soak's collectd writer (no I/O for tens of thousands of churned cgroups).
 	cflags=${COLLECTD_CPPFLAGS:-$(sed -n 's/^COLLECTD_CPPFLAGS = //p' "$BUILDDIR/Makefile" 2>/dev/null)}
 	# shellcheck disable=SC2086 # $cflags is a list of words
-	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$here/../.." -o "$LOGDIR/bench_sink.so" \
-		"$here/../../bench/bench_sink.c" > "$LOGDIR/bench_sink.log" 2>&1; then
+	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$here/../../plugin" -I"$here/../.." -o "$LOGDIR/bench_sink.so" \
+		"$here/../../tests/bench/bench_sink.c" > "$LOGDIR/bench_sink.log" 2>&1; then
 		files="$files $LOGDIR/bench_sink.so=/usr/lib/collectd/bench_sink.so"
 	else
-		echo "vm: cannot build bench/bench_sink.c (the churn soak will fail):"
+		echo "vm: cannot build tests/bench/bench_sink.c (the churn soak will fail):"
 		sed 's/^/  /' "$LOGDIR/bench_sink.log"
 	fi
 fi

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
-# The guest's benchmark set (run-tests.sh bench; bench/run.sh, make bench):
+# The guest's benchmark set (run-tests.sh bench; tests/bench/run.sh, make bench):
 # functions only, sourced by run-tests.sh after lib.sh, tree.sh and
 # receivers.sh; they use run-tests.sh's collectd helpers (collectd_conf,
 # wait_marks, stop_checked).
@@ -22,7 +22,7 @@ t_bench_encode() {
 	[ $rc -eq 0 ] || { why "exit $rc: $(first_line "$WORK/encode.err")"; return 1; }
 }
 
-# memcg-bench (bench/memcg_bench.c) at 10, 100 and 1,000 cgroups; each line
+# memcg-bench (tests/bench/memcg_bench.c) at 10, 100 and 1,000 cgroups; each line
 # of its table goes to the host as an INFO line.
 t_bench() {
 	command -v memcg-bench >/dev/null || { why "memcg-bench is not in the initramfs"; return 1; }
@@ -91,7 +91,7 @@ receiver_for() { # FORMAT: starts the receiver FORMAT needs; sets RECEIVER_URL, 
 	esac
 }
 
-# sink_start DIR: bench/http_sink.c on 127.0.0.1:9411 (keeps nothing, counts
+# sink_start DIR: tests/bench/http_sink.c on 127.0.0.1:9411 (keeps nothing, counts
 # requests and checks snappy bodies into DIR/sink.stats when stopped); sets
 # RECEIVER_URL and sink (its PID). sink_stop stops it.
 sink_start() {
@@ -164,7 +164,7 @@ missing_cgroups() {
 }
 
 # collectd's CPU per interval with memcg_bpf (default stats) on flat trees
-# below /cdbench, with bench_sink (bench/bench_sink.c) as the only write
+# below /cdbench, with bench_sink (tests/bench/bench_sink.c) as the only write
 # plugin (it counts values and writes marks: the CPU of collectd, of the
 # walk and of each sender stage). VMTEST_CD_RUNS lists
 # SIZE:INTERVAL:BACKEND[:VARIANT] (sizes in increasing order; the tree only
@@ -180,7 +180,7 @@ missing_cgroups() {
 #                   (one value list per cgroup)
 #   rw1small        rw1 with MaxSamplesPerSend 10000 (the default until
 #                   2026-12-02: two requests per interval at 1,000 cgroups)
-#   rw1sink         rw1 into bench/http_sink.c instead of VictoriaMetrics:
+#   rw1sink         rw1 into tests/bench/http_sink.c instead of VictoriaMetrics:
 #                   a loopback receiver that keeps nothing (checks that
 #                   every snappy body decompresses), so that at 10,000
 #                   cgroups no database shares the guest's 2 vCPUs
@@ -468,7 +468,7 @@ t_bench_collectd() {
 #             series at the end; it shares the 2 vCPUs with collectd and
 #             sets the pace (under TCG it ingests fewer samples per second
 #             than 10,000 cgroups make), so the queue is reported, not judged
-#   sink      bench/http_sink.c, which keeps nothing and checks that every
+#   sink      tests/bench/http_sink.c, which keeps nothing and checks that every
 #             snappy body decompresses: the agent's own cost; its queue
 #             must stay empty
 soak_run() {

@@ -4,7 +4,7 @@
 # VMTEST_CD_RUNS entry SIZE:INTERVAL:netdata): Debian 12's netdata, whose
 # cgroups collector reads the same memory.stat files as the plugin, over
 # the tree t_bench_collectd built below $CG/cdbench, at the same interval.
-# bench/netdata-files.sh puts the daemon into the initramfs.
+# tests/bench/netdata-files.sh puts the daemon into the initramfs.
 
 NETDATA=/usr/sbin/netdata
 ND_ADDR=127.0.0.1:19999
@@ -194,7 +194,7 @@ bench_netdata_run() {
 	warm=${VMTEST_CD_WARMUP:-3} n=${VMTEST_CD_INTERVALS:-20}
 	limit=${VMTEST_ND_SECS:-$((300 + size / 10))}
 	if [ ! -x "$NETDATA" ]; then
-		why "netdata is not in the initramfs (bench/netdata-files.sh puts it there)"
+		why "netdata is not in the initramfs (tests/bench/netdata-files.sh puts it there)"
 		return 1
 	fi
 	d=$WORK/cdbench-netdata-$size

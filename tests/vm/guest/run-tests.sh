@@ -221,7 +221,7 @@ stop_collectd() {
 # is stopped, and the last value csv wrote for every cgroup
 # and stat must equal memory.stat / memory.current / memory.events read right
 # after. check_values finds each cgroup's csv directory by the plugin's own
-# plugin_instance rule (series/instance_name.c linked into it), for every
+# plugin_instance rule (plugin/series/instance_name.c linked into it), for every
 # cgroup including the ones whose names need escaping.
 CD_STATS="anon file kernel shmem file_mapped file_dirty slab sock pgfault pgmajfault workingset_refault_file usage max oom oom_kill"
 collectd_values() {
@@ -450,7 +450,7 @@ proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 #    sample, no sample without records;
 #  - collectd runs memcg_bpf (Backend bpf, Interval 1, 4 stats, SelfInterval
 #    0: the self values, and so bench_sink's marks, with every read) with
-#    bench_sink (bench/bench_sink.c: counts values, no I/O) as its writer.
+#    bench_sink (tests/bench/bench_sink.c: counts values, no I/O) as its writer.
 # Pass: both stay alive and exit 0 on SIGTERM, no error line from either,
 # the checker finds nothing wrong, churn kept up >= VMTEST_SOAK_MIN_RATE
 # (100) mkdirs/s, collectd sampled in >= half of its intervals, and between

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/report.sh TABLE OUTDIR KERNEL: turns the bench_collectd lines of a
+# tests/bench/report.sh TABLE OUTDIR KERNEL: turns the bench_collectd lines of a
 # bench run (TABLE: the guest's INFO lines, see tests/vm/guest/bench.sh) into
 # the Markdown table doc/benchmarks.md shows and OUTDIR/bench.png (gnuplot): CPU
 # per interval, stacked by where it goes, one panel per tree size.

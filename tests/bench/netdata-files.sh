@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# bench/netdata-files.sh: the benchmark's peer (bench/run.sh). Fetches
+# tests/bench/netdata-files.sh: the benchmark's peer (tests/bench/run.sh). Fetches
 # Debian 12 (bookworm)'s netdata, whose cgroups collector reads the same
 # memory.stat files as the plugin, without installing it, and prints on
 # stdout the SRC=/DEST pairs that put it into the VM's initramfs

@@ -3,7 +3,7 @@
 # The benchmark (make bench): boots Debian's 7.x kernel under qemu and runs,
 # in the guest (tests/vm/guest/run-tests.sh, set "bench", functions in
 # tests/vm/guest/bench.sh):
-#   bench           bench/memcg-bench at 10, 100 and 1,000 cgroups: the
+#   bench           tests/bench/memcg-bench at 10, 100 and 1,000 cgroups: the
 #                   cost of one whole-tree sample per cgroup, per backend;
 #                   and tests/sender/encode-bench (the sender alone);
 #   bench_collectd  the real collectd daemon with memcg_bpf.so at 1,000 and
@@ -13,12 +13,12 @@
 #                   CPU per interval broken down into sampling, the sender's
 #                   stages (series, encode, compress, POST) and the rest
 #                   (collectd's dispatch path, the read loop), with
-#                   bench/bench_sink.c (built here) as the write plugin; and
+#                   tests/bench/bench_sink.c (built here) as the write plugin; and
 #                   the peer, Debian 12's netdata, over the same tree;
 #   bench_soak      10,000 cgroups at Interval 1 for 10 minutes: the
 #                   sender's queue and collectd's RSS each minute, shipping
 #                   to VictoriaMetrics in the guest; bench_soak_sink the
-#                   same into bench/http_sink.c (keeps nothing: the agent's
+#                   same into tests/bench/http_sink.c (keeps nothing: the agent's
 #                   own cost, without a database on the same 2 vCPUs);
 # then boots trixie's 6.12 and bookworm's 6.1 kernels (no kfuncs) for
 #   bench_core      memcg-bench with bpf-core in the bpf columns.
@@ -30,14 +30,14 @@
 # Prints the tables, the main one also as Markdown, and draws it as a PNG
 # (gnuplot) into $MEMCG_BPF_BUILDDIR/bench-logs/bench.png. Not a test: it
 # only fails when it cannot run.
-#   MEMCG_BPF_BUILDDIR=/abs/builddir bench/run.sh
+#   MEMCG_BPF_BUILDDIR=/abs/builddir tests/bench/run.sh
 # Environment: CC; COLLECTD_CPPFLAGS (default: the build's, from its
 # Makefile); MEMCG_BPF_VM_MEM (guest MiB, 4096 here: 10,000 memory cgroups,
 # the receivers and netdata need more than the tests' 1024);
 # MEMCG_BPF_VM_GUEST_ENV, e.g. "VMTEST_CD_RUNS=1000:1:bpf:rw1
 # VMTEST_SOAK_SECONDS=120" (see bench.sh); MEMCG_BPF_VM_ONLY.
 set -u
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
 B=$MEMCG_BPF_BUILDDIR
 logs=$B/bench-logs
@@ -47,25 +47,25 @@ files=
 if [ -f "$B/.libs/memcg_bpf.so" ]; then
 	cflags=${COLLECTD_CPPFLAGS:-$(sed -n 's/^COLLECTD_CPPFLAGS = //p' "$B/Makefile" 2>/dev/null)}
 	# shellcheck disable=SC2086 # $cflags is a list of words
-	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$top" -o "$logs/bench_sink.so" \
-		"$top/bench/bench_sink.c" 2> "$logs/bench_sink.log"; then
+	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$top/plugin" -I"$top" -o "$logs/bench_sink.so" \
+		"$top/tests/bench/bench_sink.c" 2> "$logs/bench_sink.log"; then
 		files="$logs/bench_sink.so=/usr/lib/collectd/bench_sink.so"
 	else
-		echo "bench: cannot build bench/bench_sink.c (collectd-dev?):"
+		echo "bench: cannot build tests/bench/bench_sink.c (collectd-dev?):"
 		sed 's/^/  /' "$logs/bench_sink.log"
 	fi
 fi
 
 # the receivers (tests/vm/run.sh puts them in: MEMCG_BPF_VM_RECEIVERS)
-programs="$B/bench/memcg-bench"
+programs="$B/tests/bench/memcg-bench"
 [ -x "$B/tests/sender/encode-bench" ] && programs="$programs $B/tests/sender/encode-bench"
-[ -x "$B/bench/http-sink" ] && programs="$programs $B/bench/http-sink"
+[ -x "$B/tests/bench/http-sink" ] && programs="$programs $B/tests/bench/http-sink"
 
 # the peer: Debian 12's netdata
-if peer=$("$top/bench/netdata-files.sh" 2> "$logs/netdata-files.log"); then
+if peer=$("$top/tests/bench/netdata-files.sh" 2> "$logs/netdata-files.log"); then
 	files="$files $peer"
 else
-	echo "bench: no netdata peer (bench/netdata-files.sh: $(tail -n 1 "$logs/netdata-files.log"))"
+	echo "bench: no netdata peer (tests/bench/netdata-files.sh: $(tail -n 1 "$logs/netdata-files.log"))"
 fi
 
 # shellcheck disable=SC2086 # lists of words
@@ -101,7 +101,7 @@ cat "$logs/collectd.txt"
 echo
 info bench_soak
 info bench_soak_sink
-"$top/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
+"$top/tests/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
 grep -h '^VMTEST FAIL' "$proto.clean" 2>/dev/null | sed 's/^/bench: /'
 [ $rc -eq 0 ] || { echo "bench: the VM run failed; see $logs.out"; tail -n 20 "$logs.out"; }
 exit $rc
