@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The bpf backends' state, shared by the two files that make them:
+ * sampler_bpf.c (checks, load, walk, records to rows) and bpf_stat_reads.c
+ * (which reads of the program give each stat). Not for other callers: they
+ * use sampling/sampler.h.
+ */
+#ifndef MEMCG_BPF_SAMPLER_BPF_H
+#define MEMCG_BPF_SAMPLER_BPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "bpf/memcg_sample.h"
+#include "sampling/memcg_layout.h"
+#include "sampling/sampler_backend.h"
+#include "sampling/stat_catalog.h"
+
+struct cgroup_index;
+struct memcg_sample_bpf;
+
+/* A column is the sum of up to STAT_MAX_TERMS reads; none for a derived stat. */
+struct bpf_column {
+	unsigned int nr_terms;
+	unsigned int term[STAT_MAX_TERMS];
+};
+
+struct bpf_backend {
+	enum memcg_walk_flavor flavor;
+	struct memcg_layout *layout; /* bpf-core: where the counters are; during open only */
+	int flush_fd;                /* bpf-core without a flush kfunc: the root's memory.stat */
+	int root_usage_fd;           /* cgroup v1: the walk root's memory.usage_in_bytes */
+	struct memcg_sample_bpf *skel;
+	struct bpf_link *link;
+	int root_fd;
+	const char *mount_dir;
+	void *records;      /* the first records_len bytes of the map, mmapped */
+	size_t records_len; /* grows with the tree, up to capacity records */
+	__u32 capacity;
+	size_t stride;
+
+	struct memcg_read reads[MEMCG_SAMPLE_MAX_READS];
+	uint64_t scale[MEMCG_SAMPLE_MAX_READS]; /* what a read is multiplied by: memory.stat's unit */
+	unsigned int nr_reads;
+	struct bpf_column *columns;
+	struct cgroup_index *index;
+	bool attach_failed;               /* the program loaded, the iterator refused the root */
+	libbpf_print_fn_t previous_print; /* libbpf's printer before bpf_open() */
+	bool print_set;
+};
+
+/*
+ * Resolves the reads of each of @s's stats for the kernel @btf describes
+ * (b->flavor: kfunc indices or CO-RE slots): fills b->reads, b->scale and
+ * b->columns; a stat the kernel or tree lacks gets no column, with a
+ * warning. 0 or a negative errno.
+ */
+int bpf_resolve_stats(struct sampler *s, struct bpf_backend *b, const struct btf *btf);
+
+#endif
