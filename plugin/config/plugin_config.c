@@ -180,7 +180,7 @@ static int set_compression(struct plugin_config *c, const char *key, union cfg_a
 static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg,
 		     const struct cfg_value *v, size_t n)
 {
-	/* the plugin's own labels: series/series_set.c */
+	/* the plugin's own labels: series/row_labels.c */
 	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "pod_uid", "container_id",
 						"namespace", "pod", "container" };
 	struct label_pair *l;
