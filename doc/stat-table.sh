@@ -53,6 +53,8 @@ END {
 			printf ".PP\nOn cgroup v1 only (see below): %s.\n", of[files[f]]
 		else if (files[f] == "(derived)")
 			printf ".PP\nDerived (computed from other stats): %s.\n", of[files[f]]
+		else if (files[f] == "(bpf_oom_tracker)")
+			printf ".PP\nCounted by the BPF OOM tracker (bpf and bpf-core backends; see \\fBOOM KILLS\\fR): %s.\n", of[files[f]]
 		else
 			printf ".PP\nFrom \\fI%s\\fR: %s.\n", files[f], of[files[f]]
 	}

@@ -72,6 +72,8 @@ static void v1_source(const struct stat_def *def, char *buf, size_t len)
 		snprintf(buf, len, "-");
 	else if (def->file == STAT_FILE_DERIVED)
 		snprintf(buf, len, "(derived)");
+	else if (def->file == STAT_FILE_OOM_TRACKER)
+		snprintf(buf, len, "(bpf_oom_tracker)");
 	else if (def->file == STAT_FILE_MEMORY_STAT)
 		snprintf(buf, len, "total_%s", def->v1_name);
 	else if (stat_file_format(def->file) == STAT_FORMAT_KEYED)
@@ -98,6 +100,8 @@ static void list_stats(void)
 		v1_source(d, v1, sizeof(v1));
 		if (d->file == STAT_FILE_DERIVED)
 			snprintf(kernel, sizeof(kernel), "%s - %s", d->inputs[0], d->inputs[1]);
+		else if (d->file == STAT_FILE_OOM_TRACKER)
+			snprintf(kernel, sizeof(kernel), "(__oom_kill_process, signal_generate)");
 		else if (!d->kernel[0])
 			snprintf(kernel, sizeof(kernel), "(page counter)");
 		else
@@ -108,7 +112,8 @@ static void list_stats(void)
 		printf("%-22s %-5s %-7s %-7s %-19s %-30s %s\n", d->name, units[d->unit],
 		       d->type == STAT_GAUGE ? "gauge" : "counter",
 		       d->scope == STAT_SCOPE_LOCAL ? "local" : "subtree",
-		       file ? file : d->file == STAT_FILE_DERIVED ? "(derived)" : "-", v1, kernel);
+		       file ? file : d->file == STAT_FILE_DERIVED ? "(derived)"
+				   : d->file == STAT_FILE_OOM_TRACKER ? "(bpf_oom_tracker)" : "-", v1, kernel);
 	}
 }
 

@@ -233,7 +233,7 @@ int bpf_resolve_stats(struct sampler *s, struct bpf_backend *b, const struct btf
 				return err;
 			continue;
 		}
-		if (def->file == STAT_FILE_DERIVED) { /* the sampler computes it */
+		if (def->file == STAT_FILE_DERIVED || def->file == STAT_FILE_OOM_TRACKER) { /* the sampler fills it */
 			col->nr_terms = 0;
 			c++;
 			continue;

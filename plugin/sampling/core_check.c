@@ -194,7 +194,8 @@ int core_check(struct sampler *s, const struct stat_def **bad, size_t *nr_bad, c
 		const struct stat_def *def = s->stats[c];
 
 		/* derived columns are computed from checked ones */
-		cols[c].text_column = def->file == STAT_FILE_DERIVED ? SIZE_MAX : sampler_column_of(&text, def->name);
+		cols[c].text_column = def->file == STAT_FILE_DERIVED || def->file == STAT_FILE_OOM_TRACKER
+					      ? SIZE_MAX : sampler_column_of(&text, def->name);
 		if (cols[c].text_column == SIZE_MAX && def->file == STAT_FILE_MEMORY_STAT)
 			snprintf(cols[c].detail, sizeof(cols[c].detail), "%s: not in this kernel's memory.stat, "
 				 "nothing to check it by", def->name);

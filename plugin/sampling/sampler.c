@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/name_table.h"
 #include "sampling/core_check.h"
+#include "sampling/oom_tracker.h"
 #include "sampling/sampler_backend.h"
 
 static const char *const backend_names[] = {
@@ -241,6 +242,37 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 	return err;
 }
 
+/*
+ * The bpf backends count OOM kills with the OOM tracker, when oom_victims_local is
+ * selected; a kernel that cannot run it loses that stat alone (its column
+ * stays, with no values).
+ */
+static int open_oom_tracker(struct sampler *s)
+{
+	size_t column = sampler_column_of(s, "oom_victims_local");
+	char why[256];
+	int err;
+
+	if (column == SIZE_MAX || (s->backend != SAMPLER_BPF && s->backend != SAMPLER_BPF_CORE))
+		return 0;
+	why[0] = '\0';
+	err = oom_tracker_open(&s->mount, s->max_depth, &s->oom, why, sizeof(why));
+	if (err == -ENOMEM)
+		return err;
+	if (!err) {
+		s->oom_column = column;
+		return 0;
+	}
+	/* the column stays, never filled: the backend's columns are bound already */
+	if (s->strict_stats) {
+		mb_err("stat 'oom_victims_local' is not available: %s", why[0] ? why : strerror(-err));
+		return -ENOENT;
+	}
+	mb_log(s->quiet_drops ? LOG_NOTICE : LOG_WARNING, "stat 'oom_victims_local' is not sampled: %s",
+	       why[0] ? why : strerror(-err));
+	return 0;
+}
+
 int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 {
 	struct sampler *s;
@@ -266,6 +298,9 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	err = open_backend(s, opts);
 	if (err)
 		goto free_sampler;
+	err = open_oom_tracker(s);
+	if (err)
+		goto close_backend;
 	/* no stats requested is a bare walk (the benchmark's baseline) */
 	if (s->nr_shown == 0 && opts->nr_stats > 0) {
 		mb_err("none of the selected stats is available on this kernel");
@@ -276,6 +311,7 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	return 0;
 
 close_backend:
+	oom_tracker_close(s->oom);
 	s->ops->close(s);
 free_sampler:
 	free(s->excluded);
@@ -298,6 +334,8 @@ int sampler_sample(struct sampler *s, struct sample_table *t)
 	err = s->ops->sample(s, t);
 	if (!err)
 		compute_derived(s, t);
+	if (!err && s->oom)
+		err = oom_tracker_fill(s->oom, t, s->oom_column);
 	return err;
 }
 
@@ -310,6 +348,7 @@ void sampler_close(struct sampler *s)
 {
 	if (!s)
 		return;
+	oom_tracker_close(s->oom);
 	if (s->ops)
 		s->ops->close(s);
 	free(s->excluded);

@@ -8,6 +8,8 @@
 #include "sampling/cgroup_mount.h"
 #include "sampling/sampler.h"
 
+struct oom_tracker;
+
 struct sampler_backend_ops {
 	const char *name;
 	/*
@@ -38,6 +40,8 @@ struct sampler {
 	size_t nr_excluded;
 	struct derived_column *derived;
 	size_t nr_derived;
+	struct oom_tracker *oom; /* the bpf backends: fills the oom_victims_local column */
+	size_t oom_column;
 };
 
 /* A derived stat's column and the columns of its inputs. */

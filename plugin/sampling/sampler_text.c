@@ -513,6 +513,14 @@ static int setup_columns(struct sampler *s, struct text_priv *pr)
 			i++;
 			continue;
 		}
+		if (f == STAT_FILE_OOM_TRACKER) {
+			err = sampler_drop_stat(s, i, "it is counted by the BPF OOM tracker (bpf and bpf-core backends); "
+						"the text backend counts kills in oom_kill_local, and a kill in a cgroup "
+						"removed between two samples only in its ancestors' oom_kill");
+			if (err)
+				goto free_fields;
+			continue;
+		}
 		if (!probed[f] && pr->files[f].name) {
 			probed[f] = true;
 			probe[f] = probe_file(pr, s->mount.dir, pr->files[f].name, &probe_len[f]);

@@ -133,6 +133,13 @@ static const struct stat_def catalog[] = {
 	LOCAL_EVENT("oom_group_kill_local", "oom_group_kill", NULL, "MEMCG_OOM_GROUP_KILL"),
 	LOCAL_EVENT("sock_throttled_local", "sock_throttled", NULL, "MEMCG_SOCK_THROTTLED"),
 
+	/*
+	 * OOM kills of the cgroup's processes, counted by BPF as the kernel
+	 * makes them (the bpf backends): also for a cgroup removed right after
+	 */
+	{ .name = "oom_victims_local", .file = STAT_FILE_OOM_TRACKER, .unit = STAT_UNIT_COUNT, .count_unit = "{process}",
+	  .type = STAT_COUNTER, .scope = STAT_SCOPE_LOCAL },
+
 	COUNTER("memory_max", STAT_FILE_MEMORY_MAX, true),
 	COUNTER("memory_high", STAT_FILE_MEMORY_HIGH, true),
 	COUNTER("memory_low", STAT_FILE_MEMORY_LOW, true),
@@ -155,7 +162,7 @@ static const struct stat_def catalog[] = {
 const char *const STAT_DEFAULT_LIST =
 	"anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,"
 	"pgfault,pgmajfault,workingset_refault_file,usage,working_set,memory_max,memory_high,"
-	"pressure_some,pressure_full,oom_local,oom_kill_local";
+	"pressure_some,pressure_full,oom_local,oom_kill_local,oom_kill,oom_victims_local";
 
 static const struct {
 	const char *v2, *v1;
@@ -174,6 +181,7 @@ static const struct {
 	[STAT_FILE_SWAP_MAX] = { "memory.swap.max", NULL, STAT_FORMAT_NUMBER },
 	[STAT_FILE_SOFT_LIMIT] = { NULL, "memory.soft_limit_in_bytes", STAT_FORMAT_NUMBER },
 	[STAT_FILE_PRESSURE] = { "memory.pressure", NULL, STAT_FORMAT_PRESSURE },
+	[STAT_FILE_OOM_TRACKER] = { NULL, NULL, STAT_FORMAT_NONE },
 	[STAT_FILE_DERIVED] = { NULL, NULL, STAT_FORMAT_NONE },
 };
 
@@ -205,6 +213,8 @@ bool stat_on_version(const struct stat_def *def, int version)
 		}
 		return true;
 	}
+	if (def->file == STAT_FILE_OOM_TRACKER)
+		return true;
 	if (!stat_file_name(def->file, version))
 		return false;
 	return files[def->file].format != STAT_FORMAT_KEYED || stat_key(def, version);

@@ -41,6 +41,7 @@ enum stat_file {
 	STAT_FILE_SWAP_MAX,            /* memory.swap.max */
 	STAT_FILE_SOFT_LIMIT,          /* v1 only: memory.soft_limit_in_bytes */
 	STAT_FILE_PRESSURE,            /* memory.pressure (PSI) */
+	STAT_FILE_OOM_TRACKER,         /* no file: counted by the BPF OOM tracker (sampling/oom_tracker.h) */
 	STAT_FILE_DERIVED,             /* computed from other stats (stat_def.inputs) */
 	NR_STAT_FILES,
 };
@@ -50,7 +51,7 @@ enum stat_format {
 	STAT_FORMAT_KEYED,    /* "key value" lines */
 	STAT_FORMAT_NUMBER,   /* one number, or "max" for no limit */
 	STAT_FORMAT_PRESSURE, /* "some avg10=... total=N" and "full ..." lines */
-	STAT_FORMAT_NONE,     /* no file: derived */
+	STAT_FORMAT_NONE,     /* no file: derived, or counted by the OOM tracker */
 };
 
 /* The file of @f under cgroup v@version (1 or 2), or NULL when that version has none. */

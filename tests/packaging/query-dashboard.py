@@ -71,6 +71,10 @@ EXEMPT = {
         ("pressure_full", "memory.pressure is cgroup v2 only"),
     "alert MemcgMemoryPressure":
         ("pressure_some", "memory.pressure is cgroup v2 only"),
+    "rule cgroup:memcg_oom_kills_in_removed:increase5m":
+        ("oom_kill", "cgroup v1 counts OOM kills per cgroup, not per subtree (memory.events is v2 only)"),
+    "alert MemcgOOMKillInRemovedCgroup":
+        ("oom_kill", "cgroup v1 counts OOM kills per cgroup, not per subtree (memory.events is v2 only)"),
 }
 
 

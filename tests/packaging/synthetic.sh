@@ -9,10 +9,10 @@
 #  - query-dashboard.py for the v2 host: every panel target and recording
 #    rule returns data and every alert's inputs exist, nothing exempt;
 #  - query-dashboard.py for the v1 host: the same, except the targets named
-#    in its EXEMPT table for the stats v1 lacks (kernel, memory_high,
+#    in its EXEMPT table for the stats v1 lacks (kernel, memory_high, oom_kill,
 #    pressure_*), each of which must then be reported exempt;
 #  - MemcgOOMKill is pending or firing exactly once per host, in the
-#    victim's cgroup, and host:memcg_oom_kill_local:increase5m reads 1;
+#    victim's cgroup, and host:memcg_oom_kills:increase5m reads 1;
 #  - memcg_bpf.cadvisor.rules.yml, loaded too (query-dashboard.py reads
 #    its recording rules for both hosts): the Kubernetes cgroups of the v2
 #    host give cAdvisor's series with namespace/pod/container and id, the
@@ -72,7 +72,7 @@ for s in json.load(sys.stdin)["data"]["result"]:
 }
 # until both hosts are scraped, the kill happened and the rules saw it
 for _ in $(seq 60); do
-	[ "$(query 'count(host:memcg_oom_kill_local:increase5m > 0)' | cut -d' ' -f2)" = 2 ] && break
+	[ "$(query 'count(host:memcg_oom_kills:increase5m > 0)' | cut -d' ' -f2)" = 2 ] && break
 	sleep 1
 done
 
@@ -88,7 +88,7 @@ dashboard() { # dashboard HOST MISSING: query-dashboard.py, its lines as TAP com
 check "v2 host: every panel, recording rule and alert has data" dashboard synth-v2 ""
 check "v2 host: nothing exempt" bash -c "! grep -q '^exempt' '$T/dashboard-synth-v2.txt'"
 check "v1 host: every panel, recording rule and alert has data or is exempt" \
-	dashboard synth-v1 kernel,memory_high,pressure_some,pressure_full
+	dashboard synth-v1 kernel,memory_high,pressure_some,pressure_full,oom_kill
 n_exempt=$(grep -c '^exempt' "$T/dashboard-synth-v1.txt")
 n_listed=$(PYTHONDONTWRITEBYTECODE=1 python3 -c 'import importlib.util, sys
 spec = importlib.util.spec_from_file_location("q", sys.argv[1]); q = importlib.util.module_from_spec(spec)
@@ -110,8 +110,8 @@ for _ in $(seq 30); do
 done
 alerts | sed 's/^/#   MemcgOOMKill /'
 check "MemcgOOMKill: exactly once per host, in the victim's cgroup" test "$(alerts | cut -d' ' -f1,2)" = "$want"
-check "host:memcg_oom_kill_local:increase5m is 1 on each host" \
-	test "$(query 'round(host:memcg_oom_kill_local:increase5m)' | cut -d' ' -f2 | sort -u)" = 1
+check "host:memcg_oom_kills:increase5m is 1 on each host" \
+	test "$(query 'round(host:memcg_oom_kills:increase5m)' | cut -d' ' -f2 | sort -u)" = 1
 check "the subtree counter would say 3 (why the rules read _local)" \
 	test "$(query 'sum(round(increase(memcg_oom_kill_total{host="synth-v2"}[5m])))' | cut -d' ' -f2)" = 3
 

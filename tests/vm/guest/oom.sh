@@ -14,6 +14,18 @@
 #                     OOM count by exactly 1, and usage / limit, working set
 #                     and pressure of that cgroup must come back through the
 #                     query API as the files say.
+#   oom_gone          (issue 31) three containers of a kubelet pod, each with
+#                     memory.oom.group=1, are OOM-killed and their cgroups
+#                     removed at once; the real collectd ships to a real
+#                     VictoriaMetrics: each victim's kills arrive under its
+#                     own cgroup label with the pod and container labels,
+#                     as many as the kernel counted in its memory.events.local,
+#                     and each series then goes stale
+#   oom_storm         (issue 31) 1,000 OOM kills across 100 cgroups, as fast
+#                     as the VM makes them, under the CLI sampling every
+#                     second: every kill counted in its cgroup (against
+#                     memory.events.local and /proc/vmstat), and the CLI's
+#                     RSS stays bounded
 
 # The metric names (the stat contract of issue 12, collectd-memcg_bpf(5)).
 OOM_COUNTER=memcg_oom_kill_local_total # memory.events.local oom_kill
@@ -281,5 +293,240 @@ t_oom_alert() {
 	oom_alert_run
 	rc=$?
 	oom_alert_cleanup
+	return $rc
+}
+
+# ---- oom_gone
+OG_UID=5d3c7a3e-8f2b-4c1d-9e6a-7b8c9d0e1f2a
+OG_N=3
+
+# og_series OUT: "cgroup pod namespace container value" of every
+# memcg_oom_victims_local_total series VictoriaMetrics holds below the pod, at its
+# highest in the last 5 minutes (a series that went stale has no value "now").
+og_series() {
+	wget -q -O - "$VM_URL/api/v1/query?query=$(urlenc "max_over_time(memcg_oom_victims_local_total{cgroup=~\"$OG_POD/.+\"}[5m])")" \
+		> "$WORK/og.json" 2>/dev/null || return 1
+	grep -q '"status":"success"' "$WORK/og.json" || return 1
+	awk '{ n = split($0, a, /\{"metric":\{/); for (i = 2; i <= n; i++) print a[i] }' "$WORK/og.json" |
+	while IFS= read -r m; do
+		line=
+		for l in cgroup pod namespace container; do
+			v=$(echo "${m%%\}*}" | sed -n "s/.*\"$l\":\"\([^\"]*\)\".*/\1/p")
+			line="$line ${v:--}"
+		done
+		v=$(echo "$m" | sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p')
+		echo "${line# } ${v:--}"
+	done | sort > "$1"
+}
+
+# og_count CGROUP: the samples VictoriaMetrics holds of that series (5 min).
+og_count() {
+	rx_query "$VM_URL" "count_over_time(memcg_oom_victims_local_total{cgroup=\"$1\"}[5m])" | cut -d' ' -f1
+}
+
+oom_gone_run() {
+	OG_POD=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(us $OG_UID).slice
+	pod=$CG$OG_POD
+	mkpath "$CG" kubepods.slice kubepods-burstable.slice "kubepods-burstable-pod$(us $OG_UID).slice" || return 1
+	enable_memory "$pod" || return 1
+	# the kubelet's logs name the pod and its containers
+	rm -rf /var/log/pods /var/log/containers
+	mkdir -p /var/log/containers
+	: > "$WORK/og.expected"
+	for i in $(seq $OG_N); do
+		cid=$(hex64 "0$i")
+		mkdir -p "/var/log/pods/shop_web-0_$OG_UID/app$i"
+		: > "/var/log/pods/shop_web-0_$OG_UID/app$i/0.log"
+		ln -s "/var/log/pods/shop_web-0_$OG_UID/app$i/0.log" "/var/log/containers/web-0_shop_app$i-$cid.log"
+	done
+	vm_start || return 1
+	d=$WORK/og-collectd
+	rm -rf "$d"
+	mkdir -p "$d"
+	collectd_conf "$d" 1 csv "  Backend \"auto\"
+  CgroupRoot \"$CG\"
+  Cgroup \"/kubepods.slice\" \"/kubepods.slice/*\"
+  Stat \"usage\" \"oom_kill_local\" \"oom_victims_local\"
+  URL \"$VM_URL/api/v1/write\"" || return 1
+	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+	OG_CD=$!
+	# shipping: the pod's usage is in VictoriaMetrics
+	t=0
+	until [ -n "$(rx_query "$VM_URL" "memcg_usage_bytes{cgroup=\"$OG_POD\"}")" ]; do
+		t=$((t + 1))
+		if [ $t -gt 60 ] || ! kill -0 $OG_CD 2>/dev/null; then why "no usage of $OG_POD in VictoriaMetrics after 60 s"; return 1; fi
+		sleep 1
+	done
+	pod_before=$(event "$pod/memory.events" oom_kill)
+	# the kills: each container's cgroup is removed as soon as its victim is gone
+	for i in $(seq $OG_N); do
+		cid=$(hex64 "0$i")
+		c=$pod/cri-containerd-$cid.scope
+		mkdir "$c" || { why "mkdir $c failed"; return 1; }
+		limit_memory "$c" 32M || return 1
+		echo 1 > "$c/memory.oom.group" || { why "cannot set $c/memory.oom.group"; return 1; }
+		oom_victim "$c" 64 || return 1
+		n=$(event "$c/memory.events.local" oom_kill)
+		t=0
+		until rmdir "$c" 2>/dev/null; do
+			t=$((t + 1))
+			if [ $t -gt 100 ]; then why "rmdir $c: still busy after 1 s"; return 1; fi
+			sleep 0.01
+		done
+		echo "$OG_POD/cri-containerd-$cid.scope web-0 shop app$i $n" >> "$WORK/og.expected"
+	done
+	pod_after=$(event "$pod/memory.events" oom_kill)
+	sort -o "$WORK/og.expected" "$WORK/og.expected"
+	info "$OG_N containers killed and removed at once; the pod's memory.events oom_kill $pod_before -> $pod_after; each victim's memory.events.local oom_kill: $(cut -d' ' -f5 "$WORK/og.expected" | tr '\n' ' ')"
+	# every victim's kills arrive, under its own labels
+	t=0
+	while :; do
+		og_series "$WORK/og.got"
+		cmp -s "$WORK/og.got" "$WORK/og.expected" && break
+		t=$((t + 1))
+		if [ $t -gt 60 ] || ! kill -0 $OG_CD 2>/dev/null; then
+			echo "---- expected"; cat "$WORK/og.expected"; echo "---- VictoriaMetrics"; cat "$WORK/og.got"
+			echo "---- every oom series in VictoriaMetrics"; rx_query "$VM_URL" '{__name__=~"memcg_oom.*"}'
+			echo "---- collectd's csv"; ls -R "$d/csv" | grep -i oom | head -n 20
+			why "after 60 s VictoriaMetrics holds $(wc -l < "$WORK/og.got") victim series, not the $OG_N expected with their labels and counts (see the log)"
+			return 1
+		fi
+		sleep 1
+	done
+	sum=$(awk '{ s += $5 } END { print s + 0 }' "$WORK/og.got")
+	if [ "$sum" -ne $((pod_after - pod_before)) ]; then
+		why "the victims' series sum to $sum kills, the pod's memory.events counted $((pod_after - pod_before))"; return 1
+	fi
+	# then each series goes stale: no sample more after its last few
+	sleep $((OOM_TRACKER_LINGER + 4))
+	bad=
+	while read -r cg _ _ _ _; do
+		n1=$(og_count "$cg")
+		sleep 2
+		n2=$(og_count "$cg")
+		info "$cg: $n2 samples"
+		[ "$n1" = "$n2" ] || bad="$bad; $cg still gets samples ($n1 -> $n2) ${OOM_TRACKER_LINGER}+ s after it was removed"
+		[ "${n2:-0}" -ge 2 ] || bad="$bad; $cg has ${n2:-no} samples, not its 0 and its count"
+	done < "$WORK/og.expected"
+	logged=$(grep -c "OOM kill: process [0-9]* (memload) of cgroup $OG_POD/cri-containerd-" "$d/collectd.log")
+	[ "$logged" -ge $OG_N ] || bad="$bad; the log names $logged OOM kills in the pod's containers, want $OG_N or more"
+	if [ -n "$bad" ]; then why "${bad#; }"; return 1; fi
+	stop_checked $OG_CD "$d" "" "collectd" || { OG_CD=; return 1; }
+	OG_CD=
+}
+
+t_oom_gone() {
+	have_collectd || return 77
+	OG_CD=''
+	OOM_TRACKER_LINGER=3 # plugin/sampling/oom_tracker.h
+	oom_gone_run
+	rc=$?
+	[ -z "$OG_CD" ] || { stop_collectd "$OG_CD"; cat "$WORK/og-collectd/collectd.log"; }
+	receivers_stop
+	rm -rf /var/log/pods /var/log/containers
+	for c in "$CG$OG_POD"/*/; do [ -d "$c" ] && rmdir "$c"; done
+	rmdir "$CG$OG_POD" "$CG/kubepods.slice/kubepods-burstable.slice" "$CG/kubepods.slice" 2>/dev/null
+	return $rc
+}
+
+# ---- oom_storm
+STORM_CGROUPS=100
+STORM_KILLS=10 # per cgroup
+
+# storm_cgroup DIR: STORM_KILLS OOM kills in DIR, one after the other.
+storm_cgroup() {
+	k=0
+	while [ $k -lt $STORM_KILLS ]; do
+		( echo 0 > "$1/cgroup.procs" && exec memload -a 16 ) 2>/dev/null
+		k=$((k + 1))
+	done
+}
+
+# rss PID: VmRSS in KiB.
+rss() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"; }
+
+oom_storm_run() {
+	r=$CG/storm
+	mkdir -p "$r" && enable_memory "$r" || return 1
+	i=0
+	while [ $i -lt $STORM_CGROUPS ]; do
+		mkdir "$r/s$i" && limit_memory "$r/s$i" 4M || return 1
+		i=$((i + 1))
+	done
+	memcg-bpf-sample --root "$r" --stats oom_victims_local,oom_kill_local --format json --count 0 --interval 1 \
+		> "$WORK/storm.json" 2> "$WORK/storm.err" &
+	STORM_CLI=$!
+	t=0
+	until [ "$(grep -c '"sample":1,' "$WORK/storm.json")" -gt 0 ]; do
+		t=$((t + 1))
+		if [ $t -gt 300 ] || ! kill -0 $STORM_CLI 2>/dev/null; then why "the CLI took no second sample: $(first_line "$WORK/storm.err")"; return 1; fi
+		sleep 0.1
+	done
+	rss0=$(rss $STORM_CLI)
+	vm0=$(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)
+	t0=$(date +%s)
+	i=0 STORM_PIDS=
+	while [ $i -lt $STORM_CGROUPS ]; do
+		storm_cgroup "$r/s$i" &
+		STORM_PIDS="$STORM_PIDS $!"
+		i=$((i + 1))
+	done
+	rss_max=$rss0
+	for pid in $STORM_PIDS; do
+		while kill -0 "$pid" 2>/dev/null; do
+			v=$(rss $STORM_CLI)
+			[ "${v:-0}" -le "$rss_max" ] || rss_max=$v
+			sleep 0.2
+		done
+		wait "$pid"
+	done
+	STORM_PIDS=
+	wait_storm=$(($(date +%s) - t0))
+	vm1=$(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)
+	# two more samples after the last kill (the first one of a cgroup reads 0)
+	last=$(sed -n 's/^{"sample":\([0-9]*\),.*/\1/p' "$WORK/storm.json" | tail -n 1)
+	t=0
+	until [ "$(sed -n 's/^{"sample":\([0-9]*\),.*/\1/p' "$WORK/storm.json" | tail -n 1)" -ge $((last + 3)) ]; do
+		t=$((t + 1))
+		if [ $t -gt 100 ]; then why "the CLI stopped sampling after the storm"; return 1; fi
+		sleep 0.1
+	done
+	rss1=$(rss $STORM_CLI)
+	kill -TERM $STORM_CLI
+	wait $STORM_CLI
+	STORM_CLI=
+	n=$(sed -n 's/^{"sample":\([0-9]*\),.*/\1/p' "$WORK/storm.json" | tail -n 1)
+	grep "^{\"sample\":$n," "$WORK/storm.json" |
+		sed -n 's/.*"path":"\([^"]*\)".*"oom_victims_local":\([0-9]*\).*/\1 \2/p' | sort > "$WORK/storm.got"
+	: > "$WORK/storm.want"
+	i=0
+	while [ $i -lt $STORM_CGROUPS ]; do
+		echo "/s$i $(event "$r/s$i/memory.events.local" oom_kill)" >> "$WORK/storm.want"
+		i=$((i + 1))
+	done
+	sort -o "$WORK/storm.want" "$WORK/storm.want"
+	kills=$(awk '{ s += $2 } END { print s + 0 }' "$WORK/storm.want")
+	counted=$(awk '{ s += $2 } END { print s + 0 }' "$WORK/storm.got")
+	info "storm: $kills OOM kills (memory.events.local; /proc/vmstat +$((vm1 - vm0))) in ${wait_storm} s across $STORM_CGROUPS cgroups; counted $counted; CLI RSS ${rss0} KiB before, max ${rss_max} during, ${rss1} after; $(grep -c 'OOM kill: process' "$WORK/storm.err") kills logged one by one, $(grep -c 'more kills since the last sample' "$WORK/storm.err") summary lines"
+	bad=
+	if ! cmp -s "$WORK/storm.got" "$WORK/storm.want"; then
+		diff "$WORK/storm.want" "$WORK/storm.got" | head -n 20
+		bad="$bad; oom_victims_local differ from memory.events.local oom_kill ($(wc -l < "$WORK/storm.got") cgroups with a value, $(diff "$WORK/storm.want" "$WORK/storm.got" | grep -c '^<') lines differ)"
+	fi
+	[ "$kills" -eq $((vm1 - vm0)) ] || bad="$bad; memory.events.local counts $kills kills, /proc/vmstat $((vm1 - vm0))"
+	[ "$kills" -ge $((STORM_CGROUPS * STORM_KILLS)) ] || bad="$bad; only $kills kills, want $((STORM_CGROUPS * STORM_KILLS))"
+	# bounded: a few pages for 100 victims' state, whatever the kill count
+	[ $((rss_max - rss0)) -le 2048 ] || bad="$bad; the CLI's RSS grew by $((rss_max - rss0)) KiB during the storm"
+	if [ -n "$bad" ]; then why "${bad#; }"; return 1; fi
+}
+
+t_oom_storm() {
+	STORM_CLI='' STORM_PIDS=''
+	oom_storm_run
+	rc=$?
+	[ -z "$STORM_CLI" ] || { kill -KILL "$STORM_CLI"; wait "$STORM_CLI"; }
+	for pid in $STORM_PIDS; do wait "$pid"; done
+	for c in "$CG/storm"/s*; do rmdir "$c"; done 2>/dev/null
+	rmdir "$CG/storm" 2>/dev/null
 	return $rc
 }

@@ -859,6 +859,8 @@ kfunc)
 	run_test values_bpf_grow t_values_bpf_grow
 	run_test oom_events_scope t_oom_events_scope
 	run_test oom_alert t_oom_alert
+	run_test oom_gone t_oom_gone
+	run_test oom_storm t_oom_storm
 	run_test identity t_identity
 	run_test hostile_names t_hostile_names
 	;;
@@ -867,11 +869,14 @@ fallback)
 	run_test rename_text t_rename_text
 	run_test unknown_stat t_unknown_stat
 	run_test oom_events_scope t_oom_events_scope
+	run_test oom_gone t_oom_gone
+	run_test oom_storm t_oom_storm
 	run_test identity t_identity
 	run_test hostile_names t_hostile_names
 	;;
 bookworm)
 	core_set
+	run_test oom_gone t_oom_gone
 	;;
 v1)
 	run_test v1_core t_v1_core
