@@ -9,7 +9,7 @@
  *    loaded;
  *  - for a victim cgroup that is gone: a row of its own, with the path the
  *    kernel had at its first kill, so its series keeps every label; it is
- *    reported for OOM_TRACKER_LINGER samples after its kills, then left out
+ *    reported for OOM_VICTIMS_LINGER samples after its kills, then left out
  *    (the series goes stale) and forgotten.
  * A cgroup's first sample with kills reads 0 and the next one its count,
  * so that a receiver's increase() sees each kill, even one that is a new
@@ -24,8 +24,6 @@
 #include "sampling/cgroup_mount.h"
 #include "sampling/sample_table.h"
 
-/* Samples a gone cgroup's kill count is still reported in, after the 0. */
-#define OOM_TRACKER_LINGER 3
 /* Kills logged one by one per sample; the rest are summed in one line. */
 #define OOM_TRACKER_LOG_KILLS 10
 
