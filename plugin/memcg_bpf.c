@@ -30,6 +30,7 @@
 #include "base/log.h"
 #include "config/plugin_config.h"
 #include "sampling/sample_table.h"
+#include "sampling/oom_tracker.h"
 #include "sampling/sampler.h"
 #include "series/self_metrics.h"
 #ifdef MEMCG_BPF_HAVE_SENDER
@@ -369,6 +370,35 @@ static void hand_to_sender(struct mb_instance *inst, const struct self_values *v
 }
 #endif
 
+/*
+ * Each OOM kill the sample found (the first few: the tracker's) as a
+ * collectd notification, for the notification chain: severity WARNING,
+ * plugin_instance the victim cgroup's (as for its values), type "oom_kill".
+ */
+static void notify_oom_kills(const struct mb_instance *inst)
+{
+	const struct oom_kill_note *k;
+	size_t n = sampler_oom_kills(inst->sampler, &k);
+
+	for (size_t i = 0; i < n; i++) {
+		notification_t note = { .severity = NOTIF_WARNING, .time = cdtime() };
+
+		sstrncpy(note.host, hostname_g, sizeof(note.host));
+		sstrncpy(note.plugin, PLUGIN_NAME, sizeof(note.plugin));
+		sstrncpy(note.type, "oom_kill", sizeof(note.type));
+		if (k[i].path[0]) {
+			instance_name(k[i].path, note.plugin_instance);
+			snprintf(note.message, sizeof(note.message), "OOM kill: process %u (%s) of cgroup %.120s, for %s",
+				 k[i].pid, k[i].comm, k[i].path, k[i].reason);
+		} else {
+			snprintf(note.message, sizeof(note.message),
+				 "OOM kill: process %u (%s) of cgroup id %llu (outside CgroupRoot), for %s", k[i].pid,
+				 k[i].comm, (unsigned long long)k[i].cgroup_id, k[i].reason);
+		}
+		plugin_dispatch_notification(&note);
+	}
+}
+
 static int mb_read(user_data_t *ud)
 {
 	struct mb_instance *inst = ud->data;
@@ -387,6 +417,7 @@ static int mb_read(user_data_t *ud)
 		return -1;
 	}
 	inst->sample_cpu_ns += inst->table.cpu_ns;
+	notify_oom_kills(inst);
 	/* the wire's millisecond: a value in collectd's csv and at the collector has one time */
 	inst->vl.time = MS_TO_CDTIME_T(sample_table_ms(&inst->table));
 	for (size_t r = 0; r < inst->table.nr_rows; r++) {

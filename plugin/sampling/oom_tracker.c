@@ -30,7 +30,8 @@ struct oom_tracker {
 	struct oom_victims *victims;
 	int victims_fd;
 	unsigned logged, unlogged; /* kills logged one by one / left out, this sample */
-	uint64_t unmapped_warned;
+	struct oom_kill_note notes[OOM_TRACKER_LOG_KILLS]; /* the first .logged */
+	uint64_t unmapped_warned, dropped_noted; /* the losses logged so far */
 };
 
 /* The walk root is its hierarchy's root: v2's root has no cgroup.type, v1's alone has release_agent. */
@@ -78,8 +79,8 @@ static int log_kill(void *ctx, void *data, size_t size)
 {
 	struct oom_tracker *tr = ctx;
 	const struct oom_kill_event *ev = data;
+	struct oom_kill_note *note;
 	const char *path;
-	char comm[sizeof(ev->comm) + 1], where[64];
 
 	if (size < sizeof(*ev))
 		return 0;
@@ -87,24 +88,34 @@ static int log_kill(void *ctx, void *data, size_t size)
 		tr->unlogged++;
 		return 0;
 	}
-	tr->logged++;
-	memcpy(comm, ev->comm, sizeof(ev->comm));
-	comm[sizeof(ev->comm)] = '\0';
-	printable(comm);
+	note = &tr->notes[tr->logged++];
+	note->pid = ev->pid;
+	note->cgroup_id = ev->cgroup_id;
+	memcpy(note->comm, ev->comm, sizeof(ev->comm));
+	note->comm[sizeof(ev->comm)] = '\0';
+	printable(note->comm);
 	path = oom_victims_path(tr->victims, ev->cgroup_id);
+	snprintf(note->path, sizeof(note->path), "%s", path ? path : "");
 	if (ev->global)
-		snprintf(where, sizeof(where), "a system-wide OOM");
+		snprintf(note->reason, sizeof(note->reason), "a system-wide OOM");
 	else if (ev->oom_memcg_id == ev->cgroup_id)
-		snprintf(where, sizeof(where), "its own limit");
+		snprintf(note->reason, sizeof(note->reason), "its own limit");
 	else
-		snprintf(where, sizeof(where), "the limit of cgroup id %llu", (unsigned long long)ev->oom_memcg_id);
+		snprintf(note->reason, sizeof(note->reason), "the limit of cgroup id %llu",
+			 (unsigned long long)ev->oom_memcg_id);
 	if (path)
-		mb_notice("OOM kill: process %u (%s) of cgroup %s (id %llu), for %s", ev->pid, comm, path,
-			  (unsigned long long)ev->cgroup_id, where);
+		mb_notice("OOM kill: process %u (%s) of cgroup %s (id %llu), for %s", note->pid, note->comm, path,
+			  (unsigned long long)note->cgroup_id, note->reason);
 	else
-		mb_notice("OOM kill: process %u (%s) of cgroup id %llu, outside the walk, for %s", ev->pid, comm,
-			  (unsigned long long)ev->cgroup_id, where);
+		mb_notice("OOM kill: process %u (%s) of cgroup id %llu, outside the walk, for %s", note->pid,
+			  note->comm, (unsigned long long)note->cgroup_id, note->reason);
 	return 0;
+}
+
+size_t oom_tracker_kills(const struct oom_tracker *tr, const struct oom_kill_note **out)
+{
+	*out = tr->notes;
+	return tr->logged;
 }
 
 /* A victim cgroup the book is done with: its kernel entry goes too. */
@@ -129,6 +140,11 @@ int oom_tracker_fill(struct oom_tracker *tr, struct sample_table *t, size_t colu
 		mb_notice("OOM kill: %u more kills since the last sample, not logged one by one", tr->unlogged);
 	err = oom_victims_fill(tr->victims, t, column, forget_entry, tr);
 	oom_tracker_losses(tr, &loss);
+	if (loss.dropped_events > tr->dropped_noted) {
+		mb_notice("OOM kill: %llu kills not logged one by one: the event ring was full (they are counted)",
+			  (unsigned long long)(loss.dropped_events - tr->dropped_noted));
+		tr->dropped_noted = loss.dropped_events;
+	}
 	if (loss.unmapped_kills > tr->unmapped_warned) {
 		mb_warn("%llu OOM kills not counted: the OOM tracker's map of victim cgroups is full (%d cgroups "
 			"with kills at once)", (unsigned long long)(loss.unmapped_kills - tr->unmapped_warned),

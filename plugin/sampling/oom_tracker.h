@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/types.h>
+
+#include "bpf/oom_kills.h"
 #include "sampling/cgroup_mount.h"
 #include "sampling/sample_table.h"
 
@@ -28,6 +31,15 @@
 #define OOM_TRACKER_LOG_KILLS 10
 
 struct oom_tracker;
+
+/* A kill of the last sample, for collectd's notifications (the first OOM_TRACKER_LOG_KILLS). */
+struct oom_kill_note {
+	uint32_t pid;
+	char comm[17];           /* printable ASCII */
+	uint64_t cgroup_id;
+	char path[OOM_PATH_LEN]; /* relative to the walk root; "" when outside it */
+	char reason[64];         /* "its own limit", "the limit of cgroup id N", "a system-wide OOM" */
+};
 
 /* What the tracker could not keep, since it loaded. */
 struct oom_tracker_losses {
@@ -52,6 +64,9 @@ int oom_tracker_open(const struct cgroup_mount *mount, int max_depth, struct oom
 int oom_tracker_fill(struct oom_tracker *tr, struct sample_table *t, size_t column);
 
 void oom_tracker_losses(const struct oom_tracker *tr, struct oom_tracker_losses *out);
+
+/* The kills logged one by one by the last oom_tracker_fill(): *@out, valid until the next one. */
+size_t oom_tracker_kills(const struct oom_tracker *tr, const struct oom_kill_note **out);
 
 /* Detaches and frees; NULL is fine. */
 void oom_tracker_close(struct oom_tracker *tr);

@@ -344,6 +344,12 @@ enum sampler_backend sampler_backend_used(const struct sampler *s)
 	return s->backend;
 }
 
+size_t sampler_oom_kills(const struct sampler *s, const struct oom_kill_note **out)
+{
+	*out = NULL;
+	return s->oom ? oom_tracker_kills(s->oom, out) : 0;
+}
+
 void sampler_close(struct sampler *s)
 {
 	if (!s)

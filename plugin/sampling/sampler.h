@@ -50,6 +50,14 @@ void sampler_table_init(const struct sampler *s, struct sample_table *t);
 enum sampler_backend sampler_backend_used(const struct sampler *s);
 void sampler_close(struct sampler *s);
 
+struct oom_kill_note;
+/*
+ * The OOM kills the last sample found (bpf backends; the first few of them,
+ * sampling/oom_tracker.h): *@out, valid until the next sample. 0 without
+ * an OOM tracker.
+ */
+size_t sampler_oom_kills(const struct sampler *s, const struct oom_kill_note **out);
+
 /* "auto", "bpf", "text", "bpf-core" (base/name_table.h: any case); "?" for no backend. */
 const char *sampler_backend_name(enum sampler_backend b);
 int sampler_backend_parse(const char *s, enum sampler_backend *out);

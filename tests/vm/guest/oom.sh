@@ -20,7 +20,8 @@
 #                     VictoriaMetrics: each victim's kills arrive under its
 #                     own cgroup label with the pod and container labels,
 #                     as many as the kernel counted in its memory.events.local,
-#                     and each series then goes stale
+#                     each series then goes stale, and each kill is a
+#                     collectd notification
 #   oom_storm         (issue 31) 1,000 OOM kills across 100 cgroups, as fast
 #                     as the VM makes them, under the CLI sampling every
 #                     second: every kill counted in its cgroup (against
@@ -410,6 +411,10 @@ oom_gone_run() {
 	done < "$WORK/og.expected"
 	logged=$(grep -c "OOM kill: process [0-9]* (memload) of cgroup $OG_POD/cri-containerd-" "$d/collectd.log")
 	[ "$logged" -ge $OG_N ] || bad="$bad; the log names $logged OOM kills in the pod's containers, want $OG_N or more"
+	# and collectd's notification chain got each (logfile prints notifications)
+	notes=$(grep 'Notification: severity = WARNING' "$d/collectd.log" |
+		grep -c "plugin = memcg_bpf, .*type = oom_kill, .*message = OOM kill: process [0-9]* (memload) of cgroup $OG_POD/cri-containerd-")
+	[ "$notes" -ge $OG_N ] || bad="$bad; $notes OOM kill notifications in collectd's log, want $OG_N or more"
 	if [ -n "$bad" ]; then why "${bad#; }"; return 1; fi
 	stop_checked $OG_CD "$d" "" "collectd" || { OG_CD=; return 1; }
 	OG_CD=
