@@ -22,7 +22,12 @@ static const char *const backend_names[] = {
 
 DEFINE_NAME_TABLE(sampler_backend, enum sampler_backend, backend_names)
 
-int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
+/*
+ * Says that column @i will have no values, and why: an error (-ENOENT) with
+ * strict stats, else a warning (a notice for the default set); nothing for
+ * a hidden input column.
+ */
+static int report_unavailable(const struct sampler *s, size_t i, const char *why)
 {
 	bool shown = i < s->nr_shown;
 
@@ -33,6 +38,16 @@ int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
 	if (shown)
 		mb_log(s->quiet_drops ? LOG_NOTICE : LOG_WARNING, "stat '%s' is not sampled: %s",
 		       s->stats[i]->name, why);
+	return 0;
+}
+
+int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
+{
+	bool shown = i < s->nr_shown;
+	int err = report_unavailable(s, i, why);
+
+	if (err)
+		return err;
 	memmove(&s->stats[i], &s->stats[i + 1], (s->nr_stats - i - 1) * sizeof(s->stats[0]));
 	s->nr_stats--;
 	s->nr_shown -= shown;
@@ -264,13 +279,7 @@ static int open_oom_tracker(struct sampler *s)
 		return 0;
 	}
 	/* the column stays, never filled: the backend's columns are bound already */
-	if (s->strict_stats) {
-		mb_err("stat 'oom_victims_local' is not available: %s", why[0] ? why : strerror(-err));
-		return -ENOENT;
-	}
-	mb_log(s->quiet_drops ? LOG_NOTICE : LOG_WARNING, "stat 'oom_victims_local' is not sampled: %s",
-	       why[0] ? why : strerror(-err));
-	return 0;
+	return report_unavailable(s, column, why[0] ? why : strerror(-err));
 }
 
 int sampler_open(const struct sampler_opts *opts, struct sampler **out)
