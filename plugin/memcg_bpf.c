@@ -24,6 +24,7 @@
 #include "plugin.h"
 #include "utils/common/common.h"
 
+#include "sampling/cgroup_budget.h"
 #include "sampling/cgroup_filter.h"
 #include "sampling/cgroup_mount.h"
 #include "series/instance_name.h"
@@ -49,6 +50,10 @@ struct mb_instance {
 	struct sampler *sampler;
 	struct sample_table table;
 	bool table_ready;
+	struct cgroup_budget *budget; /* MaxChildren, MaxCgroups */
+	size_t usage_column;          /* what the budget ranks siblings by */
+	bool *keep;                   /* per row of the table: it ships (selected, within the budget) */
+	size_t cap_keep;
 	derive_t sample_errors;
 	uint64_t sample_cpu_ns; /* every walk's, since start */
 	unsigned int self_every; /* self values go to collectd every this many reads (SelfInterval) */
@@ -96,6 +101,10 @@ static void instance_free(void *arg)
 	inst->table_ready = false;
 	sampler_close(inst->sampler);
 	inst->sampler = NULL;
+	cgroup_budget_free(inst->budget);
+	inst->budget = NULL;
+	free(inst->keep);
+	inst->keep = NULL;
 	free(inst->row_values);
 	inst->row_values = NULL;
 	plugin_config_free(&inst->cfg);
@@ -273,16 +282,20 @@ static bool row_selected(const struct mb_instance *inst, const struct sample_row
 }
 
 /* The self values of this interval: from the table when @sampled, else the counters only. */
-static void self_values_fill(struct mb_instance *inst, bool sampled, size_t selected, size_t values,
-			     struct self_values *v)
+static void self_values_fill(struct mb_instance *inst, bool sampled, size_t values, struct self_values *v)
 {
 	const struct sample_table *t = &inst->table;
+	struct cgroup_budget_tally tally;
 
 	memset(v, 0, sizeof(*v));
 	v->sampled = sampled;
 	if (sampled) {
+		cgroup_budget_tally(inst->budget, &tally);
 		v->cgroups_seen = t->nr_rows;
-		v->cgroups_selected = selected;
+		v->cgroups_selected = tally.seen;
+		v->cgroups_kept = tally.kept;
+		v->cgroups_cut = tally.cut;
+		v->cut_parents = tally.cut_parents;
 		v->cgroups_skipped = t->skipped;
 		v->values_dispatched = values;
 		v->sample_s = (double)t->duration_ns / 1e9;
@@ -343,10 +356,43 @@ static void dispatch_self(struct mb_instance *inst, const struct self_values *v)
 	inst->vl.interval = 0; /* the rest: collectd fills in the read's */
 }
 
+/*
+ * Which rows ship: the selection, then the budget. On failure (ENOMEM) the
+ * budget cuts nothing this time, and said so.
+ */
+static int decide_rows(struct mb_instance *inst)
+{
+	const struct sample_table *t = &inst->table;
+
+	if (t->nr_rows > inst->cap_keep) {
+		size_t cap = t->nr_rows * 2;
+		bool *keep = realloc(inst->keep, cap * sizeof(*keep));
+
+		if (!keep) {
+			ERROR(MB_LOG_PREFIX "out of memory choosing the cgroups to ship");
+			return -ENOMEM;
+		}
+		inst->keep = keep;
+		inst->cap_keep = cap;
+	}
+	for (size_t r = 0; r < t->nr_rows; r++)
+		inst->keep[r] = row_selected(inst, &t->rows[r]);
+	cgroup_budget_apply(inst->budget, t, inst->usage_column, inst->keep);
+	return 0;
+}
+
 #ifdef MEMCG_BPF_HAVE_SENDER
+/* The rows as the table had them when hand_to_sender() began (they move to the snapshot in order). */
+struct kept_rows {
+	const struct sample_row *first;
+	const bool *keep;
+};
+
 static bool snapshot_keep(const struct sample_row *row, void *arg)
 {
-	return row_selected(arg, row);
+	const struct kept_rows *k = arg;
+
+	return k->keep[row - k->first];
 }
 
 /*
@@ -357,10 +403,11 @@ static bool snapshot_keep(const struct sample_row *row, void *arg)
 static void hand_to_sender(struct mb_instance *inst, const struct self_values *v)
 {
 	struct snapshot *snap = sender_take_spare(inst->sender);
+	struct kept_rows kept = { .first = inst->table.rows, .keep = inst->keep };
 
 	if (!snap)
 		snap = snapshot_new();
-	if (!snap || snapshot_take_rows(snap, &inst->table, snapshot_keep, inst)) {
+	if (!snap || snapshot_take_rows(snap, &inst->table, snapshot_keep, &kept)) {
 		snapshot_free(snap);
 		ERROR(MB_LOG_PREFIX "out of memory handing an interval to the sender");
 		return;
@@ -402,7 +449,7 @@ static void notify_oom_kills(const struct mb_instance *inst)
 static int mb_read(user_data_t *ud)
 {
 	struct mb_instance *inst = ud->data;
-	size_t selected = 0, values = 0;
+	size_t values = 0;
 	struct self_values self;
 	bool self_now = self_due(inst);
 	int err;
@@ -411,25 +458,26 @@ static int mb_read(user_data_t *ud)
 	if (err) {
 		inst->sample_errors++;
 		if (self_now) {
-			self_values_fill(inst, false, 0, 0, &self);
+			self_values_fill(inst, false, 0, &self);
 			dispatch_self(inst, &self);
 		}
 		return -1;
 	}
 	inst->sample_cpu_ns += inst->table.cpu_ns;
+	if (decide_rows(inst)) {
+		inst->sample_errors++;
+		return -1;
+	}
 	notify_oom_kills(inst);
 	/* the wire's millisecond: a value in collectd's csv and at the collector has one time */
 	inst->vl.time = MS_TO_CDTIME_T(sample_table_ms(&inst->table));
-	for (size_t r = 0; r < inst->table.nr_rows; r++) {
+	for (size_t r = 0; r < inst->table.nr_rows && inst->cfg.dispatch_values; r++) {
 		const struct sample_row *row = &inst->table.rows[r];
 
-		if (!row_selected(inst, row))
-			continue;
-		selected++;
-		if (inst->cfg.dispatch_values)
+		if (inst->keep[r])
 			values += inst->row_values ? dispatch_row_as_list(inst, row) : dispatch_row(inst, row);
 	}
-	self_values_fill(inst, true, selected, values, &self);
+	self_values_fill(inst, true, values, &self);
 	if (self_now)
 		dispatch_self(inst, &self);
 #ifdef MEMCG_BPF_HAVE_SENDER
@@ -473,6 +521,15 @@ static int mb_init(void)
 
 	sampler_table_init(inst->sampler, &inst->table);
 	inst->table_ready = true;
+	err = cgroup_budget_new(&inst->cfg.budget, &inst->budget);
+	if (err) {
+		ERROR(MB_LOG_PREFIX "out of memory setting up MaxChildren and MaxCgroups");
+		goto clear_context;
+	}
+	inst->usage_column = sampler_column_of(inst->sampler, "usage");
+	if (cgroup_budget_limited(inst->budget) && inst->usage_column == SIZE_MAX)
+		WARNING(MB_LOG_PREFIX "MaxChildren/MaxCgroups: this kernel gives no memory.current, so siblings past the "
+			"budget are kept by age (the older first), not by size");
 	if (inst->cfg.dispatch_values && inst->cfg.values_per_cgroup) {
 		err = register_row_data_set(inst);
 		if (err)

@@ -16,6 +16,7 @@
 #include "base/name_table.h"
 #include "base/log.h"
 #include "cli/path_escape.h"
+#include "sampling/cgroup_budget.h"
 #include "sampling/sampler.h"
 #include "sampling/stat_catalog.h"
 
@@ -28,6 +29,7 @@ static const char *const output_format_names[] = {
 
 struct cli_opts {
 	struct sampler_opts sampler;
+	struct cgroup_budget_limits budget; /* none unless asked for */
 	const struct stat_def *stats[128];
 	long count;
 	double interval;
@@ -53,6 +55,10 @@ static void usage(FILE *out)
 		"                        (default: %s)\n"
 		"  -b, --backend NAME    auto (default), bpf, bpf-core or text\n"
 		"  -d, --max-depth N     levels below the root to walk (default: all)\n"
+		"      --max-children N  as the plugin's MaxChildren: at most N children of a cgroup\n"
+		"                        are shown (default: all; the plugin's default is %d)\n"
+		"      --max-cgroups N   as MaxCgroups: at most N cgroups shown (default: all;\n"
+		"                        the plugin's is %d); a footer says what was cut\n"
 		"  -c, --count N         samples to take (default 1; 0 = until interrupted)\n"
 		"  -i, --interval SECS   time between samples (default 1)\n"
 		"  -f, --format FMT      table (default) or json (one object per cgroup per line)\n"
@@ -60,7 +66,7 @@ static void usage(FILE *out)
 		"  -l, --list-stats      list the catalog of stats and exit\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage or configuration error.\n",
-		STAT_DEFAULT_LIST);
+		STAT_DEFAULT_LIST, CGROUP_BUDGET_MAX_CHILDREN, CGROUP_BUDGET_MAX_CGROUPS);
 }
 
 /* Where cgroup v1 has the stat: "file:key" for keyed files, the file otherwise, "-" for none. */
@@ -137,6 +143,8 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "root", required_argument, NULL, 'r' },
+		{ "max-children", required_argument, NULL, 'C' },
+		{ "max-cgroups", required_argument, NULL, 'G' },
 		{ "stats", required_argument, NULL, 's' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "max-depth", required_argument, NULL, 'd' },
@@ -149,7 +157,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		{ 0 },
 	};
 	const char *stats = NULL;
-	long depth;
+	long depth, limit;
 	char *end;
 	int c, err;
 
@@ -172,6 +180,15 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 			if (err)
 				return err;
 			o->sampler.max_depth = depth > 4096 ? 4096 : (int)depth;
+			break;
+		case 'C':
+		case 'G':
+			err = parse_long(optarg, c == 'C' ? "--max-children" : "--max-cgroups", 0, &limit);
+			if (err)
+				return err;
+			if (limit > CGROUP_BUDGET_LIMIT)
+				limit = CGROUP_BUDGET_LIMIT;
+			*(c == 'C' ? &o->budget.max_children : &o->budget.max_cgroups) = (unsigned int)limit;
 			break;
 		case 'c':
 			err = parse_long(optarg, "--count", 0, &o->count);
@@ -217,6 +234,8 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 	if (err)
 		return err;
 	o->sampler.stats = o->stats;
+	if (o->budget.max_children || o->budget.max_cgroups)
+		o->sampler.rank_stat = stat_lookup("usage");
 	return 0;
 }
 
@@ -239,12 +258,14 @@ static void print_path(const char *path, size_t (*escape)(const char *, size_t, 
 		free(buf);
 }
 
-static void print_json(const struct sample_table *t, long sample, const char *backend)
+static void print_json(const struct sample_table *t, const bool *keep, long sample, const char *backend)
 {
 	for (size_t r = 0; r < t->nr_rows; r++) {
 		const struct sample_row *row = &t->rows[r];
 		bool first = true;
 
+		if (!keep[r])
+			continue;
 		printf("{\"sample\":%ld,\"ts_ms\":%llu,\"backend\":\"%s\",\"cgroup_id\":%llu,\"path\":",
 		       sample, (unsigned long long)(t->timestamp_ns / 1000000), backend,
 		       (unsigned long long)row->cgroup_id);
@@ -264,7 +285,7 @@ static void print_json(const struct sample_table *t, long sample, const char *ba
 	}
 }
 
-static void print_table(const struct sample_table *t)
+static void print_table(const struct sample_table *t, const bool *keep)
 {
 	int path_width = 4;
 
@@ -272,7 +293,7 @@ static void print_table(const struct sample_table *t)
 		const char *path = t->rows[r].path;
 		int len = (int)path_escape_table(path, strlen(path), NULL, 0);
 
-		if (len > path_width)
+		if (keep[r] && len > path_width)
 			path_width = len;
 	}
 	printf("%-*s", path_width, "PATH");
@@ -284,6 +305,8 @@ static void print_table(const struct sample_table *t)
 		const struct sample_row *row = &t->rows[r];
 		int len = (int)path_escape_table(row->path, strlen(row->path), NULL, 0);
 
+		if (!keep[r])
+			continue;
 		print_path(row->path, path_escape_table);
 		printf("%*s", path_width - len, "");
 		for (size_t c = 0; c < t->nr_stats; c++) {
@@ -298,6 +321,48 @@ static void print_table(const struct sample_table *t)
 		}
 		putchar('\n');
 	}
+}
+
+/*
+ * What the budget cut, as one line: "# cut: 2900 of 3021 cgroups, below 1
+ * parent: /tenant (2900)", at most 5 parents named.
+ */
+static void print_cut(FILE *out, const struct cgroup_budget *b)
+{
+	const struct cgroup_budget_cut *cuts;
+	struct cgroup_budget_tally tally;
+	size_t n = cgroup_budget_cut_parents(b, &cuts);
+
+	cgroup_budget_tally(b, &tally);
+	if (!tally.cut)
+		return;
+	fprintf(out, "# cut: %zu of %zu cgroups, below %zu parent%s:", tally.cut, tally.seen, n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 5; i++) {
+		char path[1024];
+
+		/* as the table shows paths; a longer one is cut short */
+		path_escape_table(cuts[i].child_path, cuts[i].parent_len, path, sizeof(path));
+		fprintf(out, " %s (%zu)%s", path, cuts[i].by_children + cuts[i].by_cgroups,
+			i + 1 < n && i < 4 ? "," : "");
+	}
+	fprintf(out, "%s\n", n > 5 ? " ..." : "");
+}
+
+/* The rows to show: all, or the budget's. 0 or -ENOMEM. */
+static int choose_rows(struct cgroup_budget *b, const struct sample_table *t, size_t usage_column, bool **keep,
+		       size_t *cap)
+{
+	if (t->nr_rows > *cap) {
+		bool *k = realloc(*keep, t->nr_rows * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		*keep = k;
+		*cap = t->nr_rows;
+	}
+	for (size_t r = 0; r < t->nr_rows; r++)
+		(*keep)[r] = true;
+	return cgroup_budget_apply(b, t, usage_column, *keep);
 }
 
 static void sleep_seconds(double secs)
@@ -328,7 +393,10 @@ int main(int argc, char **argv)
 		.interval = 1.0,
 	};
 	struct sample_table table;
+	struct cgroup_budget *budget;
 	struct sampler *s;
+	bool *keep = NULL;
+	size_t cap_keep = 0, usage_column;
 	int err;
 
 	err = parse_args(argc, argv, &o);
@@ -338,9 +406,14 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
+	if (cgroup_budget_new(&o.budget, &budget))
+		return 1;
 	err = sampler_open(&o.sampler, &s);
-	if (err)
+	if (err) {
+		cgroup_budget_free(budget);
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
+	}
+	usage_column = sampler_column_of(s, "usage");
 	sampler_table_init(s, &table);
 	for (long n = 0; !stop_requested && (o.count == 0 || n < o.count); n++) {
 		if (n)
@@ -348,13 +421,19 @@ int main(int argc, char **argv)
 		if (stop_requested)
 			break;
 		err = sampler_sample(s, &table);
+		if (!err)
+			err = choose_rows(budget, &table, usage_column, &keep, &cap_keep);
 		if (err)
 			break;
-		if (o.format == FORMAT_JSON)
-			print_json(&table, n, sampler_backend_name(sampler_backend_used(s)));
-		else
-			print_table(&table);
+		if (o.format == FORMAT_JSON) {
+			print_json(&table, keep, n, sampler_backend_name(sampler_backend_used(s)));
+		} else {
+			print_table(&table, keep);
+			print_cut(stdout, budget);
+		}
 		fflush(stdout);
+		if (o.format == FORMAT_JSON && !o.quiet)
+			print_cut(stderr, budget);
 		if (!o.quiet)
 			fprintf(stderr, "sample %ld: backend=%s cgroups=%zu skipped=%u duration_us=%llu\n", n,
 				sampler_backend_name(sampler_backend_used(s)), table.nr_rows, table.skipped,
@@ -362,5 +441,7 @@ int main(int argc, char **argv)
 	}
 	sample_table_free(&table);
 	sampler_close(s);
+	cgroup_budget_free(budget);
+	free(keep);
 	return err ? 1 : 0;
 }

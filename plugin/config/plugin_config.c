@@ -106,6 +106,29 @@ static int set_max_depth(struct plugin_config *c, const char *key, union cfg_arg
 	return 0;
 }
 
+/* MaxChildren, MaxCgroups: 0 is no limit. */
+static int set_budget(const char *key, long value, unsigned int *out)
+{
+	if (value < 0 || value > CGROUP_BUDGET_LIMIT) {
+		mb_err("%s %ld: must be from 0 (no limit) to %d", key, value, CGROUP_BUDGET_LIMIT);
+		return -EINVAL;
+	}
+	*out = (unsigned int)value;
+	return 0;
+}
+
+static int set_max_children(struct plugin_config *c, const char *key, union cfg_arg arg,
+			    const struct cfg_value *v, size_t n)
+{
+	return set_budget(key, arg.integer, &c->budget.max_children);
+}
+
+static int set_max_cgroups(struct plugin_config *c, const char *key, union cfg_arg arg,
+			   const struct cfg_value *v, size_t n)
+{
+	return set_budget(key, arg.integer, &c->budget.max_cgroups);
+}
+
 #define BOOL_SETTER(fn, field)                                                             \
 	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
 		      const struct cfg_value *v, size_t n)                                 \
@@ -399,6 +422,8 @@ static const struct cfg_key keys[] = {
 	{ "Cgroup", SHAPE_STRINGS, set_cgroup },
 	{ "IgnoreSelected", SHAPE_BOOLEAN, set_ignore_selected },
 	{ "MaxDepth", SHAPE_INTEGER, set_max_depth },
+	{ "MaxChildren", SHAPE_INTEGER, set_max_children },
+	{ "MaxCgroups", SHAPE_INTEGER, set_max_cgroups },
 	{ "IncludeRoot", SHAPE_BOOLEAN, set_include_root },
 	{ "DispatchValues", SHAPE_BOOLEAN, set_dispatch_values },
 	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
@@ -467,6 +492,8 @@ int plugin_config_init(struct plugin_config *c)
 	c->cgroup_root = strdup("/sys/fs/cgroup");
 	c->filter = cgroup_filter_new();
 	c->max_depth = -1;
+	c->budget.max_children = CGROUP_BUDGET_MAX_CHILDREN;
+	c->budget.max_cgroups = CGROUP_BUDGET_MAX_CGROUPS;
 	c->include_root = true;
 	c->dispatch_values = true;
 	c->report_self = true;
@@ -733,6 +760,9 @@ void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_op
 	opts->nr_stats = c->nr_stats;
 	opts->strict_stats = false;
 	opts->default_stats = c->default_stats;
+	/* the budget ranks siblings by memory.current */
+	if (c->budget.max_children || c->budget.max_cgroups)
+		opts->rank_stat = stat_lookup("usage");
 }
 
 void plugin_config_free(struct plugin_config *c)

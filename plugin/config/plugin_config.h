@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sampling/cgroup_budget.h"
 #include "sampling/cgroup_filter.h"
 #include "sampling/sampler.h"
 #include "sending/sender_config.h"
@@ -55,6 +56,7 @@ struct plugin_config {
 	bool default_stats;             /* no Stat given: the default set */
 	bool ignore_selected;
 	int max_depth;                  /* < 0: unlimited */
+	struct cgroup_budget_limits budget; /* MaxChildren, MaxCgroups (0: no limit) */
 	bool include_root;
 	bool dispatch_values;           /* default: true without a URL, false with one */
 	bool dispatch_values_given;

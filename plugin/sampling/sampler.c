@@ -85,6 +85,8 @@ static void select_columns(struct sampler *s, const struct sampler_opts *opts)
 			if (sampler_column_of(s, def->inputs[k]) == SIZE_MAX && !excluded(s, stat_lookup(def->inputs[k])))
 				s->stats[s->nr_stats++] = stat_lookup(def->inputs[k]);
 	}
+	if (opts->rank_stat && sampler_column_of(s, opts->rank_stat->name) == SIZE_MAX && !excluded(s, opts->rank_stat))
+		s->stats[s->nr_stats++] = opts->rank_stat;
 }
 
 /* Finds the input columns of every derived stat; drops those missing an input. */
@@ -291,8 +293,8 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	/* room for every input of every derived stat */
-	s->stats = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + 1, sizeof(s->stats[0]));
+	/* room for every input of every derived stat, and the rank stat */
+	s->stats = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + 2, sizeof(s->stats[0]));
 	s->derived = calloc(opts->nr_stats + 1, sizeof(s->derived[0]));
 	if (!s->stats || !s->derived) {
 		err = -ENOMEM;

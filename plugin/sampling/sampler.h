@@ -36,6 +36,7 @@ struct sampler_opts {
 	size_t nr_stats;
 	bool strict_stats;                /* a stat the kernel lacks is an error, not a warning */
 	bool default_stats;               /* stats is the default set: what a kernel lacks is a notice */
+	const struct stat_def *rank_stat; /* sampled as a hidden column when not requested (the cgroup budget ranks by it); NULL: none */
 };
 
 struct sampler;
@@ -46,6 +47,8 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out);
 int sampler_sample(struct sampler *s, struct sample_table *t);
 /* Initialises @t with the columns this sampler produces. */
 void sampler_table_init(const struct sampler *s, struct sample_table *t);
+/* The table column (shown or hidden) of stat @name, or SIZE_MAX when it is not sampled. */
+size_t sampler_column_of(const struct sampler *s, const char *name);
 /* The backend that runs (never SAMPLER_AUTO). */
 enum sampler_backend sampler_backend_used(const struct sampler *s);
 void sampler_close(struct sampler *s);

@@ -54,8 +54,6 @@ extern const struct sampler_backend_ops sampler_bpf_ops;
 extern const struct sampler_backend_ops sampler_bpf_core_ops;
 extern const struct sampler_backend_ops sampler_text_ops;
 
-/* The column of stat @name in @s, or SIZE_MAX. */
-size_t sampler_column_of(const struct sampler *s, const char *name);
 
 /*
  * Removes column @i, logging that the running kernel lacks it and why

@@ -18,6 +18,9 @@ GET(cgroups_seen)
 GET(cgroups_selected)
 GET(cgroups_skipped)
 GET(values_dispatched)
+GET(cgroups_kept)
+GET(cgroups_cut)
+GET(cut_parents)
 GET(sample_s)
 GET(sample_cpu_s)
 GET(sample_cpu_total_s)
@@ -50,6 +53,8 @@ static double get_backend_bpf_core(const struct self_values *v, size_t i)
 }
 
 #define SAMPLE_GAUGE(type, ti, field) { type, ti, NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLE, get_##field }
+#define SAMPLE_WIRE_GAUGE(ti, wire, unit, field) { "count", ti, wire, unit, false, SELF_PER_NONE, 0, SELF_SAMPLE, \
+						  get_##field }
 #define SENDER_COUNTER(ti, wire, unit, field) { "derive", ti, wire, unit, true, SELF_PER_NONE, 0, SELF_SENDER, \
 						get_##field }
 #define SENDER_GAUGE(type, ti, wire, unit, field) { type, ti, wire, unit, false, SELF_PER_NONE, 0, SELF_SENDER, \
@@ -58,8 +63,12 @@ static double get_backend_bpf_core(const struct self_values *v, size_t i)
 					      get_##field }
 
 static const struct self_metric_def self_metrics[] = {
-	SAMPLE_GAUGE("count", "cgroups_seen", cgroups_seen),
-	SAMPLE_GAUGE("count", "cgroups_selected", cgroups_selected),
+	SAMPLE_WIRE_GAUGE("cgroups_seen", "memcg_bpf_cgroups_seen", "{cgroup}", cgroups_seen),
+	/* the budget's: selected (what it was given), kept, cut, and the parents of cut children */
+	SAMPLE_WIRE_GAUGE("cgroups_selected", "memcg_bpf_cgroups_selected", "{cgroup}", cgroups_selected),
+	SAMPLE_WIRE_GAUGE("cgroups_kept", "memcg_bpf_cgroups_kept", "{cgroup}", cgroups_kept),
+	SAMPLE_WIRE_GAUGE("cgroups_cut", "memcg_bpf_cgroups_cut", "{cgroup}", cgroups_cut),
+	SAMPLE_WIRE_GAUGE("cgroup_parents_cut", "memcg_bpf_cgroup_parents_cut", "{cgroup}", cut_parents),
 	SAMPLE_GAUGE("count", "cgroups_skipped", cgroups_skipped),
 	SAMPLE_GAUGE("count", "values_dispatched", values_dispatched),
 	SAMPLE_GAUGE("duration", "sample", sample_s),

@@ -6,8 +6,8 @@
  * ways; the glue fills a plain struct self_values from the sampler and the
  * sender's stats each interval.
  *
- * The sampler's own figures (cgroups_seen ... backend-text) have no wire
- * name: only the sender's are shipped.
+ * Of the sampler's own figures only the budget's (cgroups seen, selected,
+ * kept, cut, parents cut) have a wire name; the rest go to collectd alone.
  */
 #ifndef MEMCG_BPF_SELF_METRICS_H
 #define MEMCG_BPF_SELF_METRICS_H
@@ -19,7 +19,7 @@
 #include "sampling/sampler.h"
 #include "series/snapshot.h"
 
-/* 4 + 2 x 8 + 4 + 4 wire values at most: within SNAPSHOT_MAX_SELF. */
+/* 5 (the budget's) + 4 + 2 x 8 + 4 + 4 wire values at most: within SNAPSHOT_MAX_SELF. */
 #define SELF_MAX_DROP_REASONS 8
 #define SELF_MAX_CPU_STAGES 4
 
@@ -27,6 +27,7 @@ struct self_values {
 	/* the sampler's */
 	bool sampled; /* this interval's walk succeeded: the five below are valid */
 	uint64_t cgroups_seen, cgroups_selected, cgroups_skipped, values_dispatched;
+	uint64_t cgroups_kept, cgroups_cut, cut_parents; /* the budget's (sampling/cgroup_budget.h) */
 	double sample_s;
 	double sample_cpu_s; /* the sampling thread's CPU for the walk */
 	double sample_cpu_total_s; /* ... for every walk since start */

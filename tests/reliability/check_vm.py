@@ -35,7 +35,7 @@ def main():
 
     def key_of(labels):
         name = labels.get("__name__", "")
-        if name.startswith("memcg_bpf_sender_"):
+        if compare.is_self(name):
             return None
         ts = compare.stat_of(name, csv_types)
         if ts is None or "cgroup" not in labels:

@@ -24,6 +24,14 @@ import sys
 PLAIN = re.compile(rb"[A-Za-z0-9.@-]")
 
 
+# The plugin's own series: the sender's, and the cgroup budget's counts.
+SELF_PREFIXES = ("memcg_bpf_sender_", "memcg_bpf_cgroups_", "memcg_bpf_cgroup_parents_")
+
+
+def is_self(name):
+    return name.startswith(SELF_PREFIXES)
+
+
 def instance_of(path):
     """The plugin_instance rule, for names up to 127 bytes (the host's are short)."""
     b = path.encode("utf-8", "surrogateescape").lstrip(b"/")
@@ -126,7 +134,7 @@ def main():
     for src, series in sources:
         for labels, samples in series:
             name = labels.get("__name__", "")
-            if name.startswith("memcg_bpf_sender_"):
+            if is_self(name):
                 self_seen.add(name)
                 if name == "memcg_bpf_sender_cpu_seconds_total":
                     cpu_stages.add(labels.get("stage"))

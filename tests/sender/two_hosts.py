@@ -51,7 +51,7 @@ def main():
             problems.append("service.name is not memcg_bpf: %s" % labels)
         nseries[host] += 1
         name = labels.get("__name__", "")
-        if name.startswith("memcg_bpf_sender_"):
+        if compare.is_self(name):
             self_seen[host].add(name)
             continue
         csv_types = {(k[1], k[2]) for k in expected[host]}

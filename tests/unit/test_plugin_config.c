@@ -224,6 +224,35 @@ static void test_negative_max_depth(void **state)
 	assert_one_error("MaxDepth -1", "0 or more");
 }
 
+/* MaxChildren and MaxCgroups: the defaults, 0 for no limit, a range; the rank stat follows them. */
+static void test_budget(void **state)
+{
+	struct plugin_config *c = *state;
+	struct sampler_opts o;
+
+	assert_int_equal(c->budget.max_children, 1000);
+	assert_int_equal(c->budget.max_cgroups, 10000);
+	plugin_config_sampler_opts(c, &o);
+	assert_non_null(o.rank_stat);
+	assert_string_equal(o.rank_stat->name, "usage");
+	assert_int_equal(SET(c, "MaxChildren", N(-1)), -EINVAL);
+	assert_one_error("MaxChildren -1", "from 0 (no limit) to 100000000");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "MaxCgroups", N(100000001)), -EINVAL);
+	assert_one_error("MaxCgroups 100000001", "from 0 (no limit) to 100000000");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "MaxCgroups", S("many")), -EINVAL);
+	assert_one_error("MaxCgroups", "expects exactly one whole number, got a string");
+	errors_logged = 0;
+	assert_int_equal(SET(c, "MaxChildren", N(100)), 0);
+	assert_int_equal(SET(c, "MaxCgroups", N(0)), 0);
+	assert_int_equal(c->budget.max_children, 100);
+	assert_int_equal(c->budget.max_cgroups, 0);
+	assert_int_equal(SET(c, "MaxChildren", N(0)), 0);
+	plugin_config_sampler_opts(c, &o);
+	assert_null(o.rank_stat); /* no budget: nothing to rank by */
+}
+
 static void test_wrong_types(void **state)
 {
 	struct plugin_config *c = *state;
@@ -316,6 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_are_case_insensitive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_is_case_insensitive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_single_key, setup, teardown),

@@ -66,16 +66,19 @@ static double value_of(const struct seen *s, const char *name)
 
 static void test_sampler_values_go_to_collectd(void **state)
 {
-	struct self_values v = { .sampled = true, .cgroups_seen = 9, .cgroups_selected = 4, .sample_s = 0.5,
-				 .sample_cpu_s = 0.25, .sample_cpu_total_s = 7.5, .sample_errors = 2,
-				 .backend = SAMPLER_BPF };
+	struct self_values v = { .sampled = true, .cgroups_seen = 9, .cgroups_selected = 4, .cgroups_kept = 3,
+				 .cgroups_cut = 1, .cut_parents = 1, .sample_s = 0.5, .sample_cpu_s = 0.25,
+				 .sample_cpu_total_s = 7.5, .sample_errors = 2, .backend = SAMPLER_BPF };
 	struct seen s = { 0 };
 
 	self_metrics_each(&v, record, &s);
-	assert_int_equal(s.n, 11);
-	assert_int_equal(s.wire, 0);
+	assert_int_equal(s.n, 14);
+	assert_int_equal(s.wire, 5); /* the budget's */
 	assert_true(value_of(&s, "count-cgroups_seen") == 9);
 	assert_true(value_of(&s, "count-cgroups_selected") == 4);
+	assert_true(value_of(&s, "count-cgroups_kept") == 3);
+	assert_true(value_of(&s, "count-cgroups_cut") == 1);
+	assert_true(value_of(&s, "count-cgroup_parents_cut") == 1);
 	assert_true(value_of(&s, "duration-sample") == 0.5);
 	assert_true(value_of(&s, "duration-sample_cpu") == 0.25);
 	/* seconds; the collectd glue scales it to milliseconds (collectd_scale) */
@@ -128,6 +131,11 @@ static void test_wire_names(void **state)
 		double value;
 		bool counter;
 	} want[] = {
+		{ "memcg_bpf_cgroups_seen", NULL, NULL, 12, false },
+		{ "memcg_bpf_cgroups_selected", NULL, NULL, 11, false },
+		{ "memcg_bpf_cgroups_kept", NULL, NULL, 10, false },
+		{ "memcg_bpf_cgroups_cut", NULL, NULL, 1, false },
+		{ "memcg_bpf_cgroup_parents_cut", NULL, NULL, 1, false },
 		{ "memcg_bpf_sender_batches_sent_total", NULL, NULL, 3, true },
 		{ "memcg_bpf_sender_samples_sent_total", NULL, NULL, 30, true },
 		{ "memcg_bpf_sender_retries_total", NULL, NULL, 1, true },
@@ -146,7 +154,13 @@ static void test_wire_names(void **state)
 	struct self_values v = sender_values();
 	struct snapshot snap = { 0 };
 
-	v.sampled = true; /* the sampler's figures stay off the wire */
+	/* of the sampler's figures, only the budget's go on the wire */
+	v.sampled = true;
+	v.cgroups_seen = 12;
+	v.cgroups_selected = 11;
+	v.cgroups_kept = 10;
+	v.cgroups_cut = 1;
+	v.cut_parents = 1;
 	self_metrics_to_snapshot(&v, &snap);
 	assert_int_equal(snap.nr_self, ARRAY_SIZE(want));
 	for (size_t i = 0; i < snap.nr_self; i++) {
@@ -188,11 +202,17 @@ static void test_wire_units(void **state)
 	}
 }
 
-static void test_no_sender_nothing_on_the_wire(void **state)
+static void test_no_sender_only_the_budget_on_the_wire(void **state)
 {
 	struct self_values v = { .sampled = true, .cgroups_seen = 1 };
 	struct snapshot snap = { 0 };
 
+	self_metrics_to_snapshot(&v, &snap);
+	assert_int_equal(snap.nr_self, 5);
+	for (size_t i = 0; i < snap.nr_self; i++)
+		assert_true(strncmp(snap.self[i].name, "memcg_bpf_cgroup", 16) == 0);
+	v.sampled = false; /* a failed walk: none of them */
+	snap.nr_self = 0;
 	self_metrics_to_snapshot(&v, &snap);
 	assert_int_equal(snap.nr_self, 0);
 }
@@ -205,7 +225,7 @@ int main(void)
 		cmocka_unit_test(test_sender_values_go_both_ways),
 		cmocka_unit_test(test_wire_names),
 		cmocka_unit_test(test_wire_units),
-		cmocka_unit_test(test_no_sender_nothing_on_the_wire),
+		cmocka_unit_test(test_no_sender_only_the_budget_on_the_wire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

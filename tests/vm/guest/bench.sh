@@ -252,6 +252,9 @@ bench_collectd_run() {
 	mkdir -p "$d"
 	nofile=$(ulimit -n) label=$backend/$variant run=$backend-$variant-$size
 	extra="  DispatchValues true" format='' more=''
+	# every run but *budget measures every cgroup: no budget (defaults: collectd-memcg_bpf(5))
+	budget="  MaxChildren 0
+  MaxCgroups 0"
 	case $variant in
 	rw1) format=rw1 ;;
 	rw1values) format=rw1 more="  DispatchValues true" ;;
@@ -260,6 +263,7 @@ bench_collectd_run() {
 	rw1small) format=rw1 more="  MaxSamplesPerSend 10000" ;;
 	rw1sink) format=sink ;;
 	rw1sinkalone) format=sink more="  BatchSendDeadline 0" ;;
+	rw1sinkbudget) format=sink budget='' ;; # MaxChildren and MaxCgroups at their defaults
 	rw2) format=rw2 more="  Format \"remote_write_v2\"" ;;
 	otlp) format=otlp more="  Format \"otlp\"
   Compression \"zstd\"" ;;
@@ -279,6 +283,7 @@ $more"
 	fi
 	collectd_conf "$d" "$ival" bench_sink "  Backend \"$backend\"
   CgroupRoot \"$CG\"
+$budget
 $extra
 $(echo "${VMTEST_CD_CONF:-}" | tr ',' '\n' | sed 's/=/ /')" || return 1
 	(ulimit -n "$nofile" && exec "$COLLECTD" -f -C "$d/collectd.conf") > "$d/stdout" 2>&1 &
@@ -491,6 +496,7 @@ soak_run() {
   CgroupRoot \"$CG\"
   URL \"$RECEIVER_URL\"
   Label \"bench_run\" \"soak\"
+  MaxChildren 0
   SelfInterval 0" || { soak_stop; return 1; }
 	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 	cpid=$!
@@ -544,3 +550,43 @@ soak_stop() {
 
 t_bench_soak() { soak_run victoria; }
 t_bench_soak_sink() { soak_run sink; }
+
+# bench_budget (issue 38): a host of 50,000 cgroups (1,000 services and a
+# tenant of 49,000) with the default budgets (MaxChildren 1000, MaxCgroups
+# 10000) and without, against a host of 10,000 (flat) without, in one VM
+# run: bench_collectd's table (collectd's CPU per interval, its peak RSS)
+# and the bytes shipped per interval (http-sink's, over every read: with
+# SelfInterval 0 each read leaves a mark).
+budget_bytes() { # SIZE VARIANT
+	bd=$WORK/cdbench-bpf-$1
+	reads=$(wc -l < "$bd/marks")
+	read -r _ req _ bytes _ _ < "$bd/sink.stats" || { why "$2 at $1: no stats from http-sink"; return 1; }
+	info "bytes: $1 $2: $((bytes / reads / 1024)) KiB per interval ($req requests, $reads reads)"
+}
+
+t_bench_budget() {
+	have_collectd || return 77
+	if [ ! -f "$COLLECTD_PLUGINS/bench_sink.so" ]; then why "bench_sink.so is not in the initramfs"; return 1; fi
+	VMTEST_CD_CONF=SelfInterval=0
+	enable_memory "$CG" || return 1
+	info "# collectd with memcg_bpf (bpf, default stats) shipping remote write 1.0 into http-sink, Interval 1"
+	info "#  tree cgroups run                   cd_ms  sample_ms  cd/smp series_ms  enc_ms  comp_ms  post_ms snd/smp  rest_ms write_ms   values   recvd queue ival_s peak_rss"
+	parent=$CG/cdbench
+	mkdir -p "$parent" && enable_memory "$parent" || return 1
+	have=0
+	grow_tree "$parent" 10000 || return 1
+	bench_collectd_run 10000 bpf "$(count_cgroups "$CG")" 1 rw1sink && budget_bytes 10000 uncapped || return 1
+	find "$parent" -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + && rmdir "$parent" ||
+		{ why "cannot remove $parent"; return 1; }
+	start=$(date +%s)
+	mkdir -p "$CG/system.slice" "$CG/user.slice/tenant" || return 1
+	for d in "$CG/system.slice" "$CG/user.slice" "$CG/user.slice/tenant"; do enable_memory "$d" || return 1; done
+	# shellcheck disable=SC2046 # one word per directory
+	(cd "$CG/system.slice" && mkdir $(seq 0 999 | sed 's/.*/svc&.service/')) || { why "cannot make the services"; return 1; }
+	have=0
+	grow_tree "$CG/user.slice/tenant" 49000 || return 1
+	ncg=$(count_cgroups "$CG")
+	info "tree of 50000: $ncg cgroups in all, made in $(($(date +%s) - start))s; $(grep MemAvailable /proc/meminfo)"
+	bench_collectd_run 50000 bpf "$ncg" 1 rw1sinkbudget && budget_bytes 50000 budget &&
+		bench_collectd_run 50000 bpf "$ncg" 1 rw1sink && budget_bytes 50000 uncapped
+}

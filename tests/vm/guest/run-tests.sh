@@ -13,6 +13,7 @@
 . /vmtest/identity.sh
 . /vmtest/backends.sh
 . /vmtest/hostile.sh
+. /vmtest/budget.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -863,6 +864,7 @@ kfunc)
 	run_test oom_storm t_oom_storm
 	run_test identity t_identity
 	run_test hostile_names t_hostile_names
+	run_test budget t_budget
 	;;
 fallback)
 	core_set
@@ -892,6 +894,9 @@ bench)
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak t_bench_soak
 	run_test bench_soak_sink t_bench_soak_sink
+	;;
+bench_budget) # the cgroup budget at 50,000 cgroups (issue 38)
+	run_test bench_budget t_bench_budget
 	;;
 bench_agent) # the agent's cost alone (the sender, bench_collectd, the soak into a sink)
 	run_test bench_encode t_bench_encode
