@@ -21,7 +21,8 @@ The Kubernetes cgroups carry the identity labels of issue 13's contract
 container_id and container "app"/"sidecar"), db.service a unit, and
 /docker/abc on the v1 host a container_id and the docker name "redis" as
 container, so that memcg_bpf.cadvisor.rules.yml has every case to map.
-Both ship the sender's self metrics. Counters grow with the time since
+Both ship the sender's self metrics and the budget's counts (synth-v2 cuts
+2,900 cgroups below one parent). Counters grow with the time since
 start, so rate() and increase() have something to measure. Listens on
 127.0.0.1 only; stop it by its PID.
 """
@@ -119,6 +120,14 @@ def series(host, tree, v2, elapsed, killed):
         lines.append('memcg_bpf_sender_dropped_samples_total{host="%s",reason="%s"} 0' % (host, reason))
     lines.append('memcg_bpf_sender_queue_length{host="%s"} 0' % host)
     lines.append('memcg_bpf_sender_last_send_latency_seconds{host="%s"} 0.004' % host)
+    # the cgroup budget's counts: synth-v2 has a crowded parent, synth-v1 none
+    ncg = len(tree)
+    cut = 2900 if v2 else 0
+    lines.append('memcg_bpf_cgroups_seen{host="%s"} %d' % (host, ncg + cut))
+    lines.append('memcg_bpf_cgroups_selected{host="%s"} %d' % (host, ncg + cut))
+    lines.append('memcg_bpf_cgroups_kept{host="%s"} %d' % (host, ncg))
+    lines.append('memcg_bpf_cgroups_cut{host="%s"} %d' % (host, cut))
+    lines.append('memcg_bpf_cgroup_parents_cut{host="%s"} %d' % (host, 1 if cut else 0))
     return lines
 
 
