@@ -223,7 +223,14 @@ static uint64_t score_of(const struct cgroup_budget *b, const struct sample_row 
 {
 	uint64_t u = usage_column == SIZE_MAX ? 0 : row->values[usage_column];
 
-	if (u >= SAMPLE_VALUE_UNLIMITED)
+	/*
+	 * A row without memory.current in a table that has the column is a
+	 * removed OOM victim's (sampling/oom_victims.h): first, so that its
+	 * kills are not cut (the tracker's book bounds them).
+	 */
+	if (u == SAMPLE_VALUE_MISSING)
+		u = UINT64_MAX;
+	else if (u == SAMPLE_VALUE_UNLIMITED)
 		u = 0;
 	*sticky = u64_map_get(b->kept_before, row->cgroup_id) != NULL;
 	if (!*sticky)

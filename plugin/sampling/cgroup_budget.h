@@ -11,7 +11,9 @@
  *   - at most max_cgroups in all: shallower levels first (they contain the
  *     deeper ones), and at the level where the budget runs out, the
  *     largest, as above;
- *   - nothing below a cut cgroup (its memory is in its kept ancestor).
+ *   - nothing below a cut cgroup (its memory is in its kept ancestor);
+ *   - a row without memory.current (a removed OOM victim's row, which the
+ *     OOM tracker bounds) before any other.
  * The kept set is sticky: a cgroup kept last time ranks as if it used
  * twice its memory.current plus 1 MiB, so a newcomer displaces it only when
  * clearly larger, and equal cgroups (empty ones) never trade places.

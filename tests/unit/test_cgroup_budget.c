@@ -4,7 +4,8 @@
  * keeps the largest children of a crowded parent and cuts what lies below
  * a cut child; MaxCgroups keeps shallower levels first; the kept set is
  * sticky (a newcomer must be clearly larger); equal cgroups never trade
- * places; rows outside the selection are neither counted nor kept; the
+ * places; a removed OOM victim's row is kept first; rows outside the
+ * selection are neither counted nor kept; the
  * parents with cut children are reported.
  */
 #include <setjmp.h>
@@ -254,6 +255,25 @@ static void test_equal_cgroups_do_not_churn(void **state)
 	sample_table_free(&t);
 }
 
+/* A removed OOM victim's row (no memory.current) is not cut. */
+static void test_victim_rows_first(void **state)
+{
+	struct cgroup_budget_limits l = { .max_children = 3 };
+	struct cgroup_budget *b;
+	struct sample_table t;
+	bool keep[32];
+
+	host(&t, ascending);
+	row(&t, 40, "/tenant/gone", SAMPLE_VALUE_MISSING);
+	assert_int_equal(cgroup_budget_new(&l, &b), 0);
+	apply_all(b, &t, keep);
+	assert_true(kept(&t, keep, "/tenant/gone"));
+	assert_true(kept(&t, keep, "/tenant/c7") && kept(&t, keep, "/tenant/c6"));
+	assert_false(kept(&t, keep, "/tenant/c5"));
+	cgroup_budget_free(b);
+	sample_table_free(&t);
+}
+
 static void test_selection_applies_first(void **state)
 {
 	struct cgroup_budget_limits l = { .max_children = 3, .max_cgroups = 6 };
@@ -288,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_max_cgroups_shallow_first),
 		cmocka_unit_test(test_sticky_until_clearly_behind),
 		cmocka_unit_test(test_equal_cgroups_do_not_churn),
+		cmocka_unit_test(test_victim_rows_first),
 		cmocka_unit_test(test_selection_applies_first),
 	};
 
