@@ -29,6 +29,8 @@ const volatile int max_depth = -1;   /* < 0: unlimited */
 const volatile __u64 page_size = 4096;
 const volatile __u64 counter_max = 0; /* PAGE_COUNTER_MAX: LONG_MAX / page_size */
 const volatile bool cgroup_v1 = false; /* the walk is of a cgroup v1 hierarchy */
+/* The read that ranks cgroups (memory.current, for the budget), or MEMCG_NO_READ. */
+const volatile __u32 rank_read = MEMCG_NO_READ;
 
 /* Per walk; user space zeroes them before each walk. */
 __u64 nr_records = 0;   /* memory cgroups found (may exceed capacity) */
@@ -36,6 +38,18 @@ __u64 nr_no_memcg = 0;  /* cgroups without a memory controller */
 __u32 overflow = 0;     /* set when nr_records > capacity */
 __u32 visited = 0;      /* set after the first cgroup */
 __u32 root_level = 0;
+
+/*
+ * Cgroups (kernfs ids) whose values nobody ships: outside the selection or
+ * cut by the budget. Their records get the rank read alone, which is what
+ * the budget needs to see one grow; user space keeps the map.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(__u8));
+	__uint(max_entries, 1); /* set at load: the record map's capacity */
+} rank_only SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -329,10 +343,29 @@ static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp, __
 	rec->cgroup_id = cgrp->kn->id;
 	rec->parent_id = cgrp->self.parent ? cgrp->self.parent->cgroup->kn->id : 0;
 	rec->depth = depth;
+	rec->flags = 0;
 	/* the walk holds cgroup_mutex, which rename (cgroup_rename) takes too */
 	len = bpf_probe_read_kernel_str(rec->name, sizeof(rec->name), cgrp->kn->name);
 	rec->name_len = len > 0 && len < (long)sizeof(rec->name) ? len - 1 : MEMCG_NAME_UNKNOWN;
 	return rec;
+}
+
+/*
+ * A cgroup in rank_only: the rank read alone (no vmstats copy, no other
+ * kfunc), flagged so that user space reads nothing else of the record.
+ */
+static __always_inline bool fill_rank_only(struct memcg_record *rec, struct cgroup *cgrp,
+					   struct mem_cgroup *memcg, bool core)
+{
+	__u64 id = rec->cgroup_id;
+	__u32 i = rank_read;
+
+	if (!bpf_map_lookup_elem(&rank_only, &id))
+		return false;
+	rec->flags = MEMCG_RECORD_RANK_ONLY;
+	if (i < nr_reads && i < MEMCG_SAMPLE_MAX_READS)
+		rec->values[i] = read_one(cgrp, memcg, reads[i].kind, reads[i].index, cgrp->level == 0, core);
+	return true;
 }
 
 static __always_inline void fill_values(struct memcg_record *rec, struct cgroup *cgrp, struct mem_cgroup *memcg,
@@ -374,7 +407,7 @@ int sample_memcg(struct bpf_iter__cgroup *ctx)
 	if (nr_records == 0)
 		bpf_mem_cgroup_flush_stats(memcg);
 	rec = begin_record(cgrp, depth);
-	if (rec)
+	if (rec && !fill_rank_only(rec, cgrp, memcg, false))
 		fill_values(rec, cgrp, memcg, false);
 	bpf_put_mem_cgroup(memcg);
 	return 0;
@@ -416,7 +449,7 @@ static __always_inline int walk_core(struct cgroup *cgrp, bool flush)
 	if (flush && nr_records == 0)
 		cgroup_rstat_flush(cgrp);
 	rec = begin_record(cgrp, depth);
-	if (rec)
+	if (rec && !fill_rank_only(rec, cgrp, memcg, true))
 		fill_values(rec, cgrp, memcg, true);
 	return 0;
 }

@@ -94,11 +94,18 @@ struct memcg_span {
 /* name_len when the name did not fit or could not be read */
 #define MEMCG_NAME_UNKNOWN ((__u32)-1)
 
+/* rank_read when no read ranks cgroups */
+#define MEMCG_NO_READ ((__u32)-1)
+/* The record holds the rank read alone: the cgroup is in rank_only. */
+#define MEMCG_RECORD_RANK_ONLY 1u
+
 struct memcg_record {
 	__u64 cgroup_id;  /* kernfs id == the cgroup directory's inode number */
 	__u64 parent_id;  /* the parent's kernfs id, 0 for the hierarchy's root */
 	__u32 depth;      /* levels below the walk root */
 	__u32 name_len;   /* strlen(name), or MEMCG_NAME_UNKNOWN */
+	__u32 flags;      /* MEMCG_RECORD_* */
+	__u32 reserved;
 	char name[MEMCG_NAME_SIZE];
 	__u64 values[];   /* nr_reads values */
 };

@@ -54,6 +54,7 @@ struct mb_instance {
 	size_t usage_column;          /* what the budget ranks siblings by */
 	bool *keep;                   /* per row of the table: it ships (selected, within the budget) */
 	size_t cap_keep;
+	bool rank_only_failed;        /* sampler_rank_only() failed last time (said once) */
 	derive_t sample_errors;
 	uint64_t sample_cpu_ns; /* every walk's, since start */
 	unsigned int self_every; /* self values go to collectd every this many reads (SelfInterval) */
@@ -358,11 +359,13 @@ static void dispatch_self(struct mb_instance *inst, const struct self_values *v)
 
 /*
  * Which rows ship: the selection, then the budget. On failure (ENOMEM) the
- * budget cuts nothing this time, and said so.
+ * budget cuts nothing this time, and said so. What does not ship is read
+ * for its rank alone in the next walks (sampler_rank_only()).
  */
 static int decide_rows(struct mb_instance *inst)
 {
 	const struct sample_table *t = &inst->table;
+	int err;
 
 	if (t->nr_rows > inst->cap_keep) {
 		size_t cap = t->nr_rows * 2;
@@ -378,6 +381,15 @@ static int decide_rows(struct mb_instance *inst)
 	for (size_t r = 0; r < t->nr_rows; r++)
 		inst->keep[r] = row_selected(inst, &t->rows[r]);
 	cgroup_budget_apply(inst->budget, t, inst->usage_column, inst->keep);
+	/* the next walks read one stat of each cgroup that does not ship */
+	err = sampler_rank_only(inst->sampler, t, inst->keep);
+	if (err && !inst->rank_only_failed)
+		WARNING(MB_LOG_PREFIX "cannot tell the walk which cgroups need one read only (%s): they are read whole",
+			strerror(-err));
+	inst->rank_only_failed = err != 0;
+	/* one kept now, but read for its rank only, ships from the next walk on */
+	for (size_t r = 0; r < t->nr_rows; r++)
+		inst->keep[r] = inst->keep[r] && !t->rows[r].partial;
 	return 0;
 }
 

@@ -93,6 +93,7 @@ struct sample_row *sample_table_add(struct sample_table *t, uint64_t cgroup_id, 
 	row = &t->rows[t->nr_rows++];
 	row->cgroup_id = cgroup_id;
 	row->depth = depth;
+	row->partial = false;
 	row->path_offset = offset;
 	if (t->path_buf != old_paths || t->value_buf != old_values)
 		repoint_rows(t);

@@ -8,6 +8,7 @@
 #define MEMCG_BPF_SAMPLE_TABLE_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -22,6 +23,7 @@ struct sample_row {
 	uint64_t cgroup_id;
 	const char *path;   /* relative to the walk root, "/" for the root; owned by the table */
 	int depth;          /* 0 for the walk root */
+	bool partial;       /* only the rank stat was read (sampler_rank_only()) */
 	uint64_t *values;   /* nr_stats values */
 	size_t path_offset; /* private: where path lives in the table's buffer */
 };

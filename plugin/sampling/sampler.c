@@ -332,6 +332,11 @@ free_sampler:
 	return err;
 }
 
+int sampler_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships)
+{
+	return s->ops->rank_only ? s->ops->rank_only(s, t, ships) : 0;
+}
+
 void sampler_table_init(const struct sampler *s, struct sample_table *t)
 {
 	sample_table_init_hidden(t, s->stats, s->nr_shown, s->nr_stats);

@@ -45,6 +45,15 @@ struct sampler;
 int sampler_open(const struct sampler_opts *opts, struct sampler **out);
 /* Walks the tree once. Resets @t, which must have been initialised with sampler_table_init(). */
 int sampler_sample(struct sampler *s, struct sample_table *t);
+/*
+ * Tells the sampler which rows of @t, its last sample, nobody ships
+ * (@ships[r] false: outside the selection, or cut by the budget). The bpf
+ * backends then read only the rank stat (usage, when sampled) of those
+ * cgroups in the next walks, and flag their rows partial: every other
+ * column missing. The text backend reads every cgroup whole. 0, or a
+ * negative errno after which some of them are read whole (nothing lost).
+ */
+int sampler_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships);
 /* Initialises @t with the columns this sampler produces. */
 void sampler_table_init(const struct sampler *s, struct sample_table *t);
 /* The table column (shown or hidden) of stat @name, or SIZE_MAX when it is not sampled. */

@@ -21,6 +21,8 @@ struct sampler_backend_ops {
 	int (*open)(struct sampler *s, char *why, size_t why_len);
 	/* Fills @t (already reset). Returns 0 or a negative errno. */
 	int (*sample)(struct sampler *s, struct sample_table *t);
+	/* sampler_rank_only(); NULL: every cgroup is read whole. */
+	int (*rank_only)(struct sampler *s, const struct sample_table *t, const bool *ships);
 	/* Frees s->priv; safe when open failed. */
 	void (*close)(struct sampler *s);
 };

@@ -31,6 +31,7 @@
 
 #include "base/clock.h"
 #include "base/macros.h"
+#include "base/u64_map.h"
 #include "sampling/btf_enums.h"
 #include "sampling/cgroup_index.h"
 #include "sampling/cgroup_probe.h"
@@ -283,12 +284,15 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	b->skel->rodata->page_size = (__u64)sysconf(_SC_PAGESIZE);
 	b->skel->rodata->counter_max = (__u64)LONG_MAX / b->skel->rodata->page_size;
 	b->skel->rodata->cgroup_v1 = b->root_usage_fd >= 0;
+	b->skel->rodata->rank_read = b->rank_read;
 	vmstat_spans(b, (struct memcg_span *)b->skel->rodata->vmstat_span);
 	for (f = MEMCG_WALK_KFUNC; f <= MEMCG_WALK_CORE; f++)
 		bpf_program__set_autoload(walk_program(b, f), f == b->flavor);
 	err = bpf_map__set_value_size(b->skel->maps.records, b->stride);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.records, capacity);
+	if (!err)
+		err = bpf_map__set_max_entries(b->skel->maps.rank_only, capacity);
 	if (err) {
 		mb_err("cannot size the record map (%u x %zu bytes): %s", capacity, b->stride, strerror(-err));
 		goto unload;
@@ -314,6 +318,9 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 
 	b->capacity = capacity;
 	release_freed_memory();
+	err = bpf_rank_only_reload(b);
+	if (err) /* not fatal: those cgroups are read whole */
+		mb_warn("cannot tell the reloaded walk which cgroups need one read: %s", strerror(-err));
 	return 0;
 
 unload:
@@ -326,6 +333,19 @@ static __u32 capacity_for(size_t cgroups)
 	size_t cap = cgroups + cgroups / 2 + CAPACITY_SLACK;
 
 	return cap < (1u << 30) ? (__u32)cap : 1u << 30;
+}
+
+/* The read behind the usage column, when one read gives it: what rank_only cgroups get. */
+static void find_rank_read(const struct sampler *s, struct bpf_backend *b)
+{
+	size_t c = sampler_column_of(s, "usage");
+
+	b->rank_read = MEMCG_NO_READ;
+	b->rank_column = SIZE_MAX;
+	if (c == SIZE_MAX || b->columns[c].nr_terms != 1)
+		return;
+	b->rank_read = b->columns[c].term[0];
+	b->rank_column = c;
 }
 
 static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
@@ -366,6 +386,7 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	err = bpf_resolve_stats(s, b, btf);
 	if (err)
 		goto free_btf;
+	find_rank_read(s, b);
 	b->stride = memcg_record_size(b->nr_reads);
 	if (b->layout)
 		snprintf(desc, sizeof(desc), "cgroup iterator with CO-RE reads of struct memcg_vmstats (%s), "
@@ -483,12 +504,15 @@ static int walk_all(struct sampler *s, struct bpf_backend *b)
 static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct memcg_record *rec,
 		     struct sample_row *row)
 {
+	bool rank_only = rec->flags & MEMCG_RECORD_RANK_ONLY;
+
+	row->partial = rank_only;
 	for (size_t c = 0; c < nr_stats; c++) {
 		const struct bpf_column *col = &b->columns[c];
 		uint64_t sum = 0;
 		unsigned int i;
 
-		if (col->nr_terms == 0) { /* derived: the sampler fills it */
+		if (col->nr_terms == 0 || (rank_only && c != b->rank_column)) { /* derived: the sampler fills it */
 			row->values[c] = SAMPLE_VALUE_MISSING;
 			continue;
 		}
@@ -607,16 +631,23 @@ static void bpf_close(struct sampler *s)
 		close(b->root_usage_fd);
 	memcg_layout_free(b->layout);
 	free(b->columns);
+	u64_map_free(b->rank_only);
 	if (b->print_set)
 		libbpf_set_print(b->previous_print);
 	free(b);
 	s->priv = NULL;
 }
 
+static int bpf_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships)
+{
+	return bpf_rank_only_set(s->priv, t, ships);
+}
+
 const struct sampler_backend_ops sampler_bpf_ops = {
 	.name = "bpf",
 	.open = bpf_open,
 	.sample = bpf_sample,
+	.rank_only = bpf_rank_only,
 	.close = bpf_close,
 };
 
@@ -624,5 +655,6 @@ const struct sampler_backend_ops sampler_bpf_core_ops = {
 	.name = "bpf-core",
 	.open = bpf_core_open,
 	.sample = bpf_sample,
+	.rank_only = bpf_rank_only,
 	.close = bpf_close,
 };

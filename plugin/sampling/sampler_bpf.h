@@ -49,10 +49,22 @@ struct bpf_backend {
 	unsigned int nr_reads;
 	struct bpf_column *columns;
 	struct cgroup_index *index;
+	__u32 rank_read;                  /* the read of the rank stat (usage), or MEMCG_NO_READ */
+	size_t rank_column;               /* its column, or SIZE_MAX */
+	struct u64_map *rank_only;        /* the ids in the program's rank_only map (bpf_rank_only.c) */
 	bool attach_failed;               /* the program loaded, the iterator refused the root */
 	libbpf_print_fn_t previous_print; /* libbpf's printer before bpf_open() */
 	bool print_set;
 };
+
+/*
+ * bpf_rank_only.c: the cgroups whose values nobody ships get the rank read
+ * alone (sampler_rank_only()). bpf_rank_only_set() makes the program's map
+ * the rows of @t with @ships false; bpf_rank_only_reload() fills a freshly
+ * loaded program's map from the mirror. 0 or a negative errno.
+ */
+int bpf_rank_only_set(struct bpf_backend *b, const struct sample_table *t, const bool *ships);
+int bpf_rank_only_reload(struct bpf_backend *b);
 
 /*
  * Resolves the reads of each of @s's stats for the kernel @btf describes

@@ -9,8 +9,10 @@
 #           tenant's parent has no more children with series than the
 #           budget allows (a cgroup that got a series once counts: no
 #           churn); its largest cgroups are among them; the cut is counted
-#           on the wire and named once in the log; and the CLI with the same
-#           budget keeps the same set.
+#           on the wire and named once in the log; every cgroup with a
+#           usage series has its anon series too (a cut cgroup's walk reads
+#           usage alone: none of those partial rows ships); and the CLI with
+#           the same budget keeps the same set.
 
 BT_SERVICES=20
 BT_TENANT=3000
@@ -59,7 +61,7 @@ budget_run() {
 	mkdir -p "$d"
 	collectd_conf "$d" 1 csv "  Backend \"auto\"
   CgroupRoot \"$CG/bt\"
-  Stat \"usage\"
+  Stat \"usage\" \"anon\"
   $line
   Label \"run\" \"$name\"
   URL \"$VM_URL/api/v1/write\"" || return 1
@@ -77,6 +79,9 @@ budget_run() {
 	# every cgroup that had a series at any time of the run
 	rx_query "$VM_URL" "last_over_time(memcg_usage_bytes{$sel}[10m])" |
 		sed -n 's/.*"cgroup":"\([^"]*\)".*/\1/p' | sort > "$WORK/bt.$name.got"
+	# a cut cgroup is read for its rank (usage) alone: no row of one ships
+	rx_query "$VM_URL" "last_over_time(memcg_anon_bytes{$sel}[10m])" |
+		sed -n 's/.*"cgroup":"\([^"]*\)".*/\1/p' | sort > "$WORK/bt.$name.anon"
 	services=$(grep -c '^/system.slice/svc[0-9]*.service$' "$WORK/bt.$name.got")
 	tenant=$(grep -c "^$BT_PARENT/" "$WORK/bt.$name.got")
 	all=$(wc -l < "$WORK/bt.$name.got")
@@ -87,6 +92,8 @@ budget_run() {
 	warned=$(grep -c "cgroup \"$BT_PARENT\": [0-9]* of its children get no series of their own" "$d/collectd.log")
 	info "$name: $all cgroups had series over the run ($services services, $tenant of the tenant's $BT_TENANT); on the wire selected $selected, kept $kept, cut $cut, parents cut $parents; the parent named $warned time(s) in the log"
 	bad=
+	cmp -s "$WORK/bt.$name.anon" "$WORK/bt.$name.got" ||
+		bad="$bad; $(wc -l < "$WORK/bt.$name.anon") cgroups have anon series, $all usage series: a partial row shipped"
 	[ "$services" -eq $BT_SERVICES ] || bad="$bad; $services of the $BT_SERVICES services had series"
 	[ "$tenant" -le "$tenant_max" ] || bad="$bad; $tenant tenant cgroups had series over the run, more than $tenant_max"
 	[ "$tenant" -gt 0 ] || bad="$bad; no tenant cgroup had a series"

@@ -875,6 +875,7 @@ fallback)
 	run_test oom_storm t_oom_storm
 	run_test identity t_identity
 	run_test hostile_names t_hostile_names
+	run_test budget t_budget
 	;;
 bookworm)
 	core_set

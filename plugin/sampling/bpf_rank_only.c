@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The bpf backends' rank_only map: cgroups whose values nobody ships
+ * (outside the selection, or cut by the budget) get one read in the walk,
+ * the rank stat's, instead of every stat's. User space keeps a mirror of
+ * the map (a u64_map of the same ids), so that a new set costs one map
+ * update per id that changed, and a reloaded program (a bigger record map)
+ * gets the set back.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf/memcg_sample.h"
+#include "bpf/memcg_sample.skel.h"
+
+#include "base/u64_map.h"
+#include "sampling/sampler_bpf.h"
+
+static void *const PRESENT = (void *)1;
+
+struct rank_only_diff {
+	int map_fd;
+	const struct u64_map *next;
+	int err;
+};
+
+/* Drops from the mirror, and the map, every id the next set lacks. */
+static bool drop_missing(uint64_t id, void *value, void *arg)
+{
+	struct rank_only_diff *d = arg;
+	__u64 key = id;
+
+	if (u64_map_get(d->next, id))
+		return false;
+	if (bpf_map_delete_elem(d->map_fd, &key) && errno != ENOENT && !d->err)
+		d->err = -errno;
+	return true;
+}
+
+static int add_one(struct bpf_backend *b, int map_fd, uint64_t id)
+{
+	__u64 key = id;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(map_fd, &key, &one, BPF_ANY))
+		return -errno; /* E2BIG: the map is full; that cgroup is read whole */
+	return u64_map_put(b->rank_only, id, PRESENT);
+}
+
+int bpf_rank_only_set(struct bpf_backend *b, const struct sample_table *t, const bool *ships)
+{
+	struct rank_only_diff d = { .map_fd = bpf_map__fd(b->skel->maps.rank_only) };
+	struct u64_map *next;
+	int err;
+
+	if (!b->rank_only && u64_map_new(1024, &b->rank_only))
+		return -ENOMEM;
+	err = u64_map_new(t->nr_rows, &next);
+	if (err)
+		return err;
+	for (size_t r = 0; r < t->nr_rows && !err; r++)
+		if (!ships[r])
+			err = u64_map_put(next, t->rows[r].cgroup_id, PRESENT);
+	if (!err) {
+		d.next = next;
+		u64_map_remove_if(b->rank_only, drop_missing, &d);
+		err = d.err;
+	}
+	for (size_t r = 0; r < t->nr_rows && !err; r++) {
+		uint64_t id = t->rows[r].cgroup_id;
+
+		if (!ships[r] && !u64_map_get(b->rank_only, id))
+			err = add_one(b, d.map_fd, id);
+	}
+	u64_map_free(next);
+	if (err == -E2BIG)
+		err = 0; /* past the map's room the walk reads whole rows: nothing lost */
+	return err;
+}
+
+int bpf_rank_only_reload(struct bpf_backend *b)
+{
+	int map_fd = bpf_map__fd(b->skel->maps.rank_only);
+	size_t pos = 0;
+	uint64_t id;
+	void *value;
+	__u8 one = 1;
+
+	if (!b->rank_only)
+		return 0;
+	while (u64_map_next(b->rank_only, &pos, &id, &value)) {
+		__u64 key = id;
+
+		if (bpf_map_update_elem(map_fd, &key, &one, BPF_ANY))
+			return errno == E2BIG ? 0 : -errno;
+	}
+	return 0;
+}
