@@ -47,11 +47,12 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out);
 int sampler_sample(struct sampler *s, struct sample_table *t);
 /*
  * Tells the sampler which rows of @t, its last sample, nobody ships
- * (@ships[r] false: outside the selection, or cut by the budget). The bpf
- * backends then read only the rank stat (usage, when sampled) of those
- * cgroups in the next walks, and flag their rows partial: every other
- * column missing. The text backend reads every cgroup whole. 0, or a
- * negative errno after which some of them are read whole (nothing lost).
+ * (@ships[r] false: outside the selection, or cut by the budget). Every
+ * backend then reads only the rank stat (usage, when sampled) of those
+ * cgroups in the next samples, and flags their rows partial: every other
+ * column missing (bpf: the rank read alone; text: memory.current alone).
+ * 0, or a negative errno after which some of them are read whole (nothing
+ * lost).
  */
 int sampler_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships);
 /* Initialises @t with the columns this sampler produces. */

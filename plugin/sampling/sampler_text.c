@@ -52,7 +52,8 @@ struct text_file {
 
 struct cg_state {
 	int fd[NR_FILES];
-	bool cached; /* its fds stay open across samples */
+	bool cached;    /* its fds stay open across samples */
+	bool rank_only; /* nobody ships it (sampler_rank_only()): memory.current alone */
 };
 
 struct text_priv {
@@ -156,6 +157,7 @@ static struct cg_state *state_get(struct text_priv *pr, uint64_t id)
 		if (!st)
 			return NULL;
 		st->cached = false;
+		st->rank_only = false;
 		for (int f = 0; f < NR_FILES; f++)
 			st->fd[f] = -1;
 		if (u64_map_put(pr->states, id, st)) {
@@ -293,6 +295,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 {
 	int result[NR_FILES];
 	bool memory_read = false, stat_enoent = false, stat_only = pr->root_is_top && e->depth == 0;
+	int only = st->rank_only ? STAT_FILE_USAGE : -1; /* the one file read, or -1 for all */
 
 	for (size_t c = 0; c < s->nr_stats; c++)
 		pr->scratch[c] = SAMPLE_VALUE_MISSING;
@@ -303,7 +306,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 		size_t len;
 
 		result[f] = 0;
-		if (!tf->needed || (stat_only && f != STAT_FILE_MEMORY_STAT))
+		if (!tf->needed || (stat_only && f != STAT_FILE_MEMORY_STAT) || (only >= 0 && f != only))
 			continue;
 		if (fd < 0) {
 			fd = open_file(pr->root_fd, e->path, tf->name);
@@ -379,6 +382,7 @@ static int text_sample(struct sampler *s, struct sample_table *t)
 			if (!row)
 				return -ENOMEM;
 			memcpy(row->values, pr->scratch, s->nr_stats * sizeof(*row->values));
+			row->partial = st->rank_only;
 			break;
 		case CG_SKIPPED:
 			state_close_fds(st);
@@ -703,9 +707,25 @@ static void text_close(struct sampler *s)
 	s->priv = NULL;
 }
 
+/* The rows nobody ships: their cgroups' memory.current alone from the next sample on. */
+static int text_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships)
+{
+	struct text_priv *pr = s->priv;
+
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		struct cg_state *st = state_get(pr, t->rows[r].cgroup_id);
+
+		if (!st)
+			return -ENOMEM;
+		st->rank_only = !ships[r];
+	}
+	return 0;
+}
+
 const struct sampler_backend_ops sampler_text_ops = {
 	.name = "text",
 	.open = text_open,
 	.sample = text_sample,
+	.rank_only = text_rank_only,
 	.close = text_close,
 };

@@ -4,15 +4,16 @@
 # lib.sh, tree.sh and receivers.sh; they use run-tests.sh's collectd helpers.
 #   budget  a tenant subtree of 3,000 cgroups beside 20 system services; the
 #           real collectd with memcg_bpf ships to a real VictoriaMetrics,
-#           once with MaxChildren 100 and once with MaxCgroups 300. Each
-#           time, over the whole run: every service has its series; the
-#           tenant's parent has no more children with series than the
-#           budget allows (a cgroup that got a series once counts: no
-#           churn); its largest cgroups are among them; the cut is counted
-#           on the wire and named once in the log; every cgroup with a
-#           usage series has its anon series too (a cut cgroup's walk reads
-#           usage alone: none of those partial rows ships); and the CLI with
-#           the same budget keeps the same set.
+#           with MaxChildren 100, with MaxCgroups 300 (Backend auto), and
+#           with MaxChildren 100 on the text backend. Each time, over the
+#           whole run: every service has its series; the tenant's parent
+#           has no more children with series than the budget allows (a
+#           cgroup that got a series once counts: no churn); its largest
+#           cgroups are among them; the cut is counted on the wire and
+#           named once in the log; every cgroup with a usage series has its
+#           anon series too (a cut cgroup is read for usage alone: none of
+#           those partial rows ships); and the CLI with the same budget
+#           keeps the same set.
 
 BT_SERVICES=20
 BT_TENANT=3000
@@ -50,16 +51,17 @@ budget_tree() {
 # bt_value EXPR: the value of the query's one series ("" when none).
 bt_value() { rx_query "$VM_URL" "$1" | head -n 1 | cut -d' ' -f1; }
 
-# budget_run NAME BUDGET_LINE TENANT_MAX TOTAL: collectd with memcg_bpf and
-# BUDGET_LINE (label run=NAME) for BT_SAMPLES samples into VictoriaMetrics;
-# then the checks. TENANT_MAX: the most tenant children with series;
-# TOTAL: the cgroups kept in all.
+# budget_run NAME BACKEND BUDGET_LINE TENANT_MAX TOTAL CLI_FLAGS: collectd
+# with memcg_bpf (BACKEND) and BUDGET_LINE (label run=NAME) for BT_SAMPLES
+# samples into VictoriaMetrics; then the checks. TENANT_MAX: the most tenant
+# children with series; TOTAL: the cgroups kept in all; CLI_FLAGS: the
+# CLI's flags for the same budget.
 budget_run() {
-	name=$1 line=$2 tenant_max=$3 total=$4
+	name=$1 backend=$2 line=$3 tenant_max=$4 total=$5 cli_flags=$6
 	d=$WORK/bt-$name
 	rm -rf "$d"
 	mkdir -p "$d"
-	collectd_conf "$d" 1 csv "  Backend \"auto\"
+	collectd_conf "$d" 1 csv "  Backend \"$backend\"
   CgroupRoot \"$CG/bt\"
   Stat \"usage\" \"anon\"
   $line
@@ -108,10 +110,10 @@ budget_run() {
 	[ "$warned" -eq 1 ] || bad="$bad; the log names $BT_PARENT $warned times, want once"
 	# the CLI with the same budget keeps the same set
 	# shellcheck disable=SC2086 # the budget's flag and value
-	memcg-bpf-sample -r "$CG/bt" -s usage $5 -f json -q 2> "$WORK/bt.$name.cli.err" |
+	memcg-bpf-sample -r "$CG/bt" -b "$backend" -s usage $cli_flags -f json -q 2> "$WORK/bt.$name.cli.err" |
 		sed -n 's/.*"path":"\([^"]*\)".*/\1/p' | sort > "$WORK/bt.$name.cli"
 	if ! cmp -s "$WORK/bt.$name.cli" "$WORK/bt.$name.got"; then
-		bad="$bad; the CLI ($5) keeps $(wc -l < "$WORK/bt.$name.cli") cgroups, not the $all that had series (diff: $(diff "$WORK/bt.$name.cli" "$WORK/bt.$name.got" | head -n 4 | tr '\n' ' '))"
+		bad="$bad; the CLI ($cli_flags) keeps $(wc -l < "$WORK/bt.$name.cli") cgroups, not the $all that had series (diff: $(diff "$WORK/bt.$name.cli" "$WORK/bt.$name.got" | head -n 4 | tr '\n' ' '))"
 	fi
 	if [ -n "$bad" ]; then why "$name: ${bad#; }"; return 1; fi
 }
@@ -120,8 +122,9 @@ t_budget() {
 	have_collectd || return 77
 	BT_CD=
 	budget_tree && vm_start &&
-		budget_run children "MaxChildren 100" 100 $((1 + 2 + BT_SERVICES + 1 + 100)) "--max-children 100" &&
-		budget_run cgroups "MaxCgroups 300" 300 300 "--max-cgroups 300"
+		budget_run children auto "MaxChildren 100" 100 $((1 + 2 + BT_SERVICES + 1 + 100)) "--max-children 100" &&
+		budget_run cgroups auto "MaxCgroups 300" 300 300 "--max-cgroups 300" &&
+		budget_run children-text text "MaxChildren 100" 100 $((1 + 2 + BT_SERVICES + 1 + 100)) "--max-children 100"
 	rc=$?
 	[ -z "$BT_CD" ] || { stop_collectd "$BT_CD"; cat "$WORK/bt-"*/collectd.log; }
 	receivers_stop
