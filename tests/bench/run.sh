@@ -22,18 +22,22 @@
 #                   own cost, without a database on the same 2 vCPUs);
 # then boots trixie's 6.12 and bookworm's 6.1 kernels (no kfuncs) for
 #   bench_core      memcg-bench with bpf-core in the bpf columns.
+# then boots the 7.x kernel once more for
+#   bench_budget    50,000 cgroups with the default budgets and without,
+#                   against 10,000 (issue 38);
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
-# fallback:bench_core_612 bookworm:bench_core_61"); "kfunc:bench_agent" runs
+# kfunc:bench_budget fallback:bench_core_612 bookworm:bench_core_61"); "kfunc:bench_agent" runs
 # encode-bench (1,000 and 10,000 cgroups), bench_collectd and
 # bench_soak_sink; "kfunc:bench_collectd" bench_collectd alone; "kfunc:bench_churn"
-# bench_churn alone.
+# bench_churn alone; "kfunc:bench_budget" bench_budget alone.
 # Prints the tables, the main one also as Markdown, and draws it as a PNG
 # (gnuplot) into $MEMCG_BPF_BUILDDIR/bench-logs/bench.png. Not a test: it
 # only fails when it cannot run.
 #   MEMCG_BPF_BUILDDIR=/abs/builddir tests/bench/run.sh
 # Environment: CC; COLLECTD_CPPFLAGS (default: the build's, from its
-# Makefile); MEMCG_BPF_VM_MEM (guest MiB, 4096 here: 10,000 memory cgroups,
-# the receivers and netdata need more than the tests' 1024);
+# Makefile); MEMCG_BPF_VM_MEM (guest MiB, 8192 here: 50,000 memory cgroups
+# and an uncapped collectd over them, 10,000 with the receivers and netdata,
+# need more than the tests' 1024);
 # MEMCG_BPF_VM_GUEST_ENV, e.g. "VMTEST_CD_RUNS=1000:1:bpf:rw1
 # VMTEST_SOAK_SECONDS=120" (see bench.sh); MEMCG_BPF_VM_ONLY.
 set -u
@@ -69,12 +73,15 @@ else
 fi
 
 # shellcheck disable=SC2086 # lists of words
-MEMCG_BPF_VM_KERNELS=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench fallback:bench_core_612 bookworm:bench_core_61} \
+kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget fallback:bench_core_612 bookworm:bench_core_61}
+# a new run's logs only: the tables below read them
+for k in $kernels; do rm -f "$logs/${k#*:}.vmtest.log"; done
+MEMCG_BPF_VM_KERNELS=$kernels \
 	MEMCG_BPF_VM_LOGDIR=$logs \
 	MEMCG_BPF_VM_PROGRAMS=$programs \
 	MEMCG_BPF_VM_RECEIVERS="prometheus victoria-metrics" \
 	MEMCG_BPF_VM_FILES="${MEMCG_BPF_VM_FILES:-} $files" \
-	MEMCG_BPF_VM_MEM=${MEMCG_BPF_VM_MEM:-4096} \
+	MEMCG_BPF_VM_MEM=${MEMCG_BPF_VM_MEM:-8192} \
 	MEMCG_BPF_VM_TEST_TIMEOUT=${MEMCG_BPF_VM_TEST_TIMEOUT:-3600} \
 	MEMCG_BPF_VM_TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-7200} \
 	"$top/tests/vm/run.sh" > "$logs.out" 2>&1
@@ -101,6 +108,12 @@ cat "$logs/collectd.txt"
 echo
 info bench_soak
 info bench_soak_sink
+p=$logs/bench_budget.vmtest.log
+if [ -s "$p" ]; then
+	echo "the cgroup budget on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs):"
+	info bench_budget "$p"
+	echo
+fi
 "$top/tests/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
 grep -h '^VMTEST FAIL' "$proto.clean" 2>/dev/null | sed 's/^/bench: /'
 [ $rc -eq 0 ] || { echo "bench: the VM run failed; see $logs.out"; tail -n 20 "$logs.out"; }
