@@ -30,6 +30,7 @@ budget_tree() {
 	# shellcheck disable=SC2046 # one word per directory
 	(cd "$r/system.slice" && mkdir $(seq 0 $((BT_SERVICES - 1)) | sed 's/.*/svc&.service/')) ||
 		{ why "cannot create the services"; return 1; }
+	# shellcheck disable=SC2034 # grow_tree's count (bench.sh)
 	have=0
 	grow_tree "$r$BT_PARENT" $BT_TENANT || return 1
 	# loads before the first sample: a budget's first choice is then its last
@@ -128,7 +129,7 @@ t_budget() {
 	rc=$?
 	[ -z "$BT_CD" ] || { stop_collectd "$BT_CD"; cat "$WORK/bt-"*/collectd.log; }
 	receivers_stop
-	for p in $(cat "$WORK/bt.pids" 2>/dev/null); do kill "$p" 2>/dev/null; done
+	while read -r p; do kill "$p" 2>/dev/null; done < "$WORK/bt.pids" 2>/dev/null
 	wait 2>/dev/null
 	find "$CG/bt" -depth -type d -exec rmdir {} + 2>/dev/null
 	return $rc
