@@ -52,8 +52,7 @@ struct mb_instance {
 	bool table_ready;
 	struct cgroup_budget *budget; /* MaxChildren, MaxCgroups */
 	size_t usage_column;          /* what the budget ranks siblings by */
-	bool *keep;                   /* per row of the table: it ships (selected, within the budget) */
-	size_t cap_keep;
+	bool *keep;                   /* per row of the table: it ships (the budget's array) */
 	bool rank_only_failed;        /* sampler_rank_only() failed last time (said once) */
 	derive_t sample_errors;
 	uint64_t sample_cpu_ns; /* every walk's, since start */
@@ -104,7 +103,6 @@ static void instance_free(void *arg)
 	inst->sampler = NULL;
 	cgroup_budget_free(inst->budget);
 	inst->budget = NULL;
-	free(inst->keep);
 	inst->keep = NULL;
 	free(inst->row_values);
 	inst->row_values = NULL;
@@ -367,16 +365,10 @@ static int decide_rows(struct mb_instance *inst)
 	const struct sample_table *t = &inst->table;
 	int err;
 
-	if (t->nr_rows > inst->cap_keep) {
-		size_t cap = t->nr_rows * 2;
-		bool *keep = realloc(inst->keep, cap * sizeof(*keep));
-
-		if (!keep) {
-			ERROR(MB_LOG_PREFIX "out of memory choosing the cgroups to ship");
-			return -ENOMEM;
-		}
-		inst->keep = keep;
-		inst->cap_keep = cap;
+	inst->keep = cgroup_budget_rows(inst->budget, t->nr_rows);
+	if (!inst->keep) {
+		ERROR(MB_LOG_PREFIX "out of memory choosing the cgroups to ship");
+		return -ENOMEM;
 	}
 	for (size_t r = 0; r < t->nr_rows; r++)
 		inst->keep[r] = row_selected(inst, &t->rows[r]);
@@ -538,7 +530,7 @@ static int mb_init(void)
 		ERROR(MB_LOG_PREFIX "out of memory setting up MaxChildren and MaxCgroups");
 		goto clear_context;
 	}
-	inst->usage_column = sampler_column_of(inst->sampler, "usage");
+	inst->usage_column = sampler_column_of(inst->sampler, CGROUP_BUDGET_RANK_STAT);
 	if (cgroup_budget_limited(inst->budget) && inst->usage_column == SIZE_MAX)
 		WARNING(MB_LOG_PREFIX "MaxChildren/MaxCgroups: this kernel gives no memory.current, so siblings past the "
 			"budget are kept by age (the older first), not by size");

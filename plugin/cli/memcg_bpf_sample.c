@@ -234,8 +234,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 	if (err)
 		return err;
 	o->sampler.stats = o->stats;
-	if (o->budget.max_children || o->budget.max_cgroups)
-		o->sampler.rank_stat = stat_lookup("usage");
+	o->sampler.rank_stat = cgroup_budget_rank_stat(&o->budget);
 	return 0;
 }
 
@@ -348,18 +347,12 @@ static void print_cut(FILE *out, const struct cgroup_budget *b)
 	fprintf(out, "%s\n", n > 5 ? " ..." : "");
 }
 
-/* The rows to show: all, or the budget's. 0 or -ENOMEM. */
-static int choose_rows(struct cgroup_budget *b, const struct sample_table *t, size_t usage_column, bool **keep,
-		       size_t *cap)
+/* The rows to show (*@keep, the budget's array): all, or the budget's. 0 or -ENOMEM. */
+static int choose_rows(struct cgroup_budget *b, const struct sample_table *t, size_t usage_column, bool **keep)
 {
-	if (t->nr_rows > *cap) {
-		bool *k = realloc(*keep, t->nr_rows * sizeof(*k));
-
-		if (!k)
-			return -ENOMEM;
-		*keep = k;
-		*cap = t->nr_rows;
-	}
+	*keep = cgroup_budget_rows(b, t->nr_rows);
+	if (!*keep)
+		return -ENOMEM;
 	for (size_t r = 0; r < t->nr_rows; r++)
 		(*keep)[r] = true;
 	return cgroup_budget_apply(b, t, usage_column, *keep);
@@ -396,7 +389,7 @@ int main(int argc, char **argv)
 	struct cgroup_budget *budget;
 	struct sampler *s;
 	bool *keep = NULL;
-	size_t cap_keep = 0, usage_column;
+	size_t usage_column;
 	int err;
 
 	err = parse_args(argc, argv, &o);
@@ -413,7 +406,7 @@ int main(int argc, char **argv)
 		cgroup_budget_free(budget);
 		return err == -EINVAL || err == -ENOENT ? 2 : 1;
 	}
-	usage_column = sampler_column_of(s, "usage");
+	usage_column = sampler_column_of(s, CGROUP_BUDGET_RANK_STAT);
 	sampler_table_init(s, &table);
 	for (long n = 0; !stop_requested && (o.count == 0 || n < o.count); n++) {
 		if (n)
@@ -422,7 +415,7 @@ int main(int argc, char **argv)
 			break;
 		err = sampler_sample(s, &table);
 		if (!err)
-			err = choose_rows(budget, &table, usage_column, &keep, &cap_keep);
+			err = choose_rows(budget, &table, usage_column, &keep);
 		if (err)
 			break;
 		if (o.format == FORMAT_JSON) {
@@ -442,6 +435,5 @@ int main(int argc, char **argv)
 	sample_table_free(&table);
 	sampler_close(s);
 	cgroup_budget_free(budget);
-	free(keep);
 	return err ? 1 : 0;
 }

@@ -760,9 +760,7 @@ void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_op
 	opts->nr_stats = c->nr_stats;
 	opts->strict_stats = false;
 	opts->default_stats = c->default_stats;
-	/* the budget ranks siblings by memory.current */
-	if (c->budget.max_children || c->budget.max_cgroups)
-		opts->rank_stat = stat_lookup("usage");
+	opts->rank_stat = cgroup_budget_rank_stat(&c->budget);
 }
 
 void plugin_config_free(struct plugin_config *c)

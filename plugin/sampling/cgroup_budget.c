@@ -40,6 +40,7 @@ struct cgroup_budget {
 	size_t cap_rows;
 	uint8_t *state;    /* enum row_state */
 	uint8_t *reason;   /* enum cut_reason of a cut row */
+	bool *keep;        /* the callers' verdicts (cgroup_budget_rows()) */
 	uint32_t *by_depth; /* row numbers, shallow first */
 	struct candidate *level, *survivors;
 	struct u64_map *rows_by_path; /* keyed hash of a path -> row + 1 */
@@ -79,6 +80,7 @@ void cgroup_budget_free(struct cgroup_budget *b)
 	u64_map_free(b->warned);
 	free(b->state);
 	free(b->reason);
+	free(b->keep);
 	free(b->by_depth);
 	free(b->level);
 	free(b->survivors);
@@ -118,6 +120,7 @@ static int grow_rows(struct cgroup_budget *b, size_t n)
 	b->field = p;
 	GROW(state)
 	GROW(reason)
+	GROW(keep)
 	GROW(by_depth)
 	GROW(level)
 	GROW(survivors)
@@ -136,6 +139,16 @@ static bool drop_all(uint64_t key, void *value, void *arg)
 	return true;
 }
 
+bool *cgroup_budget_rows(struct cgroup_budget *b, size_t nr_rows)
+{
+	return grow_rows(b, nr_rows) ? NULL : b->keep;
+}
+
+const struct stat_def *cgroup_budget_rank_stat(const struct cgroup_budget_limits *limits)
+{
+	return limits->max_children || limits->max_cgroups ? stat_lookup(CGROUP_BUDGET_RANK_STAT) : NULL;
+}
+
 static uint64_t path_key(const char *path, size_t len)
 {
 	return siphash_bytes(siphash_process_key(), path, len, 1, 3);
@@ -151,10 +164,11 @@ static size_t parent_len(const char *path)
 	return slash == path ? 1 : (size_t)(slash - path);
 }
 
-/* Row number + 1 of the row at @path[0..len), or 0 (also on a hash collision). */
-static size_t row_at(const struct cgroup_budget *b, const struct sample_table *t, const char *path, size_t len)
+/* Row number + 1 of the row at @path[0..len), whose key is @key; 0 when none (or a hash collision). */
+static size_t row_at(const struct cgroup_budget *b, const struct sample_table *t, uint64_t key, const char *path,
+		     size_t len)
 {
-	size_t r = (size_t)(uintptr_t)u64_map_get(b->rows_by_path, path_key(path, len));
+	size_t r = (size_t)(uintptr_t)u64_map_get(b->rows_by_path, key);
 
 	if (r && (strncmp(t->rows[r - 1].path, path, len) || t->rows[r - 1].path[len]))
 		return 0;
@@ -310,11 +324,14 @@ static int decide_level(struct cgroup_budget *b, const struct sample_table *t, s
 	return err;
 }
 
-/* Whether @row sits below a cut cgroup (its parent is cut, or below one). */
-static bool below_cut(const struct cgroup_budget *b, const struct sample_table *t, const struct sample_row *row)
+/*
+ * Whether @row sits below a cut cgroup (its parent, of path length
+ * @parent_len and key @parent_key, is cut, or below one).
+ */
+static bool below_cut(const struct cgroup_budget *b, const struct sample_table *t, const struct sample_row *row,
+		      size_t parent_len, uint64_t parent_key)
 {
-	size_t len = parent_len(row->path);
-	size_t p = len ? row_at(b, t, row->path, len) : 0;
+	size_t p = parent_len ? row_at(b, t, parent_key, row->path, parent_len) : 0;
 
 	return p && (b->state[p - 1] == ROW_CUT || b->reason[p - 1] == CUT_BELOW);
 }
@@ -337,9 +354,11 @@ static int decide(struct cgroup_budget *b, const struct sample_table *t, size_t 
 			uint32_t r = b->by_depth[i];
 			const struct sample_row *row = &t->rows[r];
 			struct candidate *c = &b->level[n];
+			size_t plen = parent_len(row->path);
+			uint64_t pkey = path_key(row->path, plen);
 
 			b->state[r] = keep[r] ? ROW_KEPT : ROW_UNSELECTED;
-			b->reason[r] = below_cut(b, t, row) ? CUT_BELOW : CUT_NONE;
+			b->reason[r] = below_cut(b, t, row, plen, pkey) ? CUT_BELOW : CUT_NONE;
 			if (!keep[r])
 				continue;
 			b->tally.seen++;
@@ -349,7 +368,7 @@ static int decide(struct cgroup_budget *b, const struct sample_table *t, size_t 
 			}
 			c->row = r;
 			c->cgroup_id = row->cgroup_id;
-			c->parent_key = path_key(row->path, parent_len(row->path));
+			c->parent_key = pkey;
 			c->score = score_of(b, row, usage_column, &c->sticky);
 			n++;
 		}

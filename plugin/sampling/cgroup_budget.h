@@ -29,10 +29,12 @@
 #include <stdint.h>
 
 #include "sampling/sample_table.h"
+#include "sampling/stat_catalog.h"
 
 #define CGROUP_BUDGET_MAX_CHILDREN 1000 /* MaxChildren's default */
 #define CGROUP_BUDGET_MAX_CGROUPS 10000 /* MaxCgroups' default */
 #define CGROUP_BUDGET_LIMIT 100000000    /* the largest either takes */
+#define CGROUP_BUDGET_RANK_STAT "usage"  /* what ranks siblings: memory.current */
 
 struct cgroup_budget_limits {
 	unsigned int max_children; /* 0: no limit */
@@ -63,6 +65,17 @@ void cgroup_budget_free(struct cgroup_budget *b);
 /* Whether either limit is set (without one, apply only counts). */
 bool cgroup_budget_limited(const struct cgroup_budget *b);
 
+/*
+ * The stat the budget ranks by (CGROUP_BUDGET_RANK_STAT), for the sampler
+ * to sample when it is not asked for (sampler_opts.rank_stat); NULL when
+ * @limits sets no limit.
+ */
+const struct stat_def *cgroup_budget_rank_stat(const struct cgroup_budget_limits *limits);
+/*
+ * An array of @nr_rows verdicts for cgroup_budget_apply()'s @keep, owned by
+ * @b: valid until the next call or cgroup_budget_free(). NULL on ENOMEM.
+ */
+bool *cgroup_budget_rows(struct cgroup_budget *b, size_t nr_rows);
 /*
  * Decides which rows of @t keep their series. On entry @keep[r] says
  * whether row r passed the selection; on return, whether it is kept.

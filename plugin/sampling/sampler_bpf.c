@@ -33,6 +33,7 @@
 #include "base/macros.h"
 #include "base/u64_map.h"
 #include "sampling/btf_enums.h"
+#include "sampling/cgroup_budget.h"
 #include "sampling/cgroup_index.h"
 #include "sampling/cgroup_probe.h"
 #include "sampling/memcg_layout.h"
@@ -338,7 +339,7 @@ static __u32 capacity_for(size_t cgroups)
 /* The read behind the usage column, when one read gives it: what rank_only cgroups get. */
 static void find_rank_read(const struct sampler *s, struct bpf_backend *b)
 {
-	size_t c = sampler_column_of(s, "usage");
+	size_t c = sampler_column_of(s, CGROUP_BUDGET_RANK_STAT);
 
 	b->rank_read = MEMCG_NO_READ;
 	b->rank_column = SIZE_MAX;

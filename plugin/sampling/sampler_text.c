@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "sampling/cgroup_budget.h"
 #include "sampling/cgroup_index.h"
 #include "sampling/cgroup_probe.h"
 #include "base/log.h"
@@ -71,6 +72,7 @@ struct text_priv {
 	uint64_t *scratch;       /* one row of values */
 	uint64_t unlimited_from; /* v1: a limit this high is the page counter's max, "no limit" */
 	bool root_is_top;        /* the walk root is the hierarchy's root (no memory.current) */
+	int rank_file;           /* the file of the budget's rank stat: a rank_only cgroup's one read */
 	bool warned_read, warned_bad, warned_budget;
 };
 
@@ -295,7 +297,7 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 {
 	int result[NR_FILES];
 	bool memory_read = false, stat_enoent = false, stat_only = pr->root_is_top && e->depth == 0;
-	int only = st->rank_only ? STAT_FILE_USAGE : -1; /* the one file read, or -1 for all */
+	int only = st->rank_only ? pr->rank_file : -1; /* the one file read, or -1 for all */
 
 	for (size_t c = 0; c < s->nr_stats; c++)
 		pr->scratch[c] = SAMPLE_VALUE_MISSING;
@@ -626,6 +628,7 @@ static int text_open(struct sampler *s, char *why, size_t why_len)
 		return -ENOMEM;
 	s->priv = pr;
 	pr->root_fd = -1;
+	pr->rank_file = (int)stat_lookup(CGROUP_BUDGET_RANK_STAT)->file;
 	for (int f = 0; f < NR_FILES; f++) {
 		pr->files[f].name = stat_file_name(f, s->mount.version);
 		pr->files[f].format = stat_file_format(f);

@@ -44,6 +44,21 @@ static void row(struct sample_table *t, uint64_t id, const char *path, uint64_t 
 	r->values[0] = usage;
 }
 
+static struct cgroup_budget *budget(unsigned int max_children, unsigned int max_cgroups)
+{
+	struct cgroup_budget_limits l = { .max_children = max_children, .max_cgroups = max_cgroups };
+	struct cgroup_budget *b;
+
+	assert_int_equal(cgroup_budget_new(&l, &b), 0);
+	return b;
+}
+
+static void done(struct cgroup_budget *b, struct sample_table *t)
+{
+	cgroup_budget_free(b);
+	sample_table_free(t);
+}
+
 /* Applies @b to @t with every row selected; @keep gets the verdicts. */
 static void apply_all(struct cgroup_budget *b, const struct sample_table *t, bool *keep)
 {
@@ -84,14 +99,12 @@ static const uint64_t ascending[8] = { 0, 1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB, 5 
 
 static void test_no_limit_keeps_all(void **state)
 {
-	struct cgroup_budget_limits l = { 0, 0 };
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(0, 0);
 	struct sample_table t;
 	struct cgroup_budget_tally tally;
 	bool keep[32];
 
 	host(&t, ascending);
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	assert_false(cgroup_budget_limited(b));
 	apply_all(b, &t, keep);
 	for (size_t r = 0; r < t.nr_rows; r++)
@@ -101,21 +114,18 @@ static void test_no_limit_keeps_all(void **state)
 	assert_int_equal(tally.kept, t.nr_rows);
 	assert_int_equal(tally.cut, 0);
 	assert_int_equal(tally.cut_parents, 0);
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 static void test_max_children_keeps_largest(void **state)
 {
-	struct cgroup_budget_limits l = { .max_children = 3 };
 	const struct cgroup_budget_cut *cuts;
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(3, 0);
 	struct sample_table t;
 	struct cgroup_budget_tally tally;
 	bool keep[32];
 
 	host(&t, ascending);
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	apply_all(b, &t, keep);
 	/* the services: 3 children, within the budget */
 	assert_true(kept(&t, keep, "/sys/a") && kept(&t, keep, "/sys/b") && kept(&t, keep, "/sys/c"));
@@ -136,44 +146,38 @@ static void test_max_children_keeps_largest(void **state)
 	assert_memory_equal(cuts[0].child_path, "/tenant/", 8);
 	assert_int_equal(cuts[0].by_children, 5);
 	assert_int_equal(cuts[0].by_cgroups, 0);
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 static void test_below_a_cut_child_is_cut(void **state)
 {
 	/* c7 is now the smallest: cut, and its child with it */
 	const uint64_t descending[8] = { 7 * MiB, 6 * MiB, 5 * MiB, 4 * MiB, 3 * MiB, 2 * MiB, 1 * MiB, 0 };
-	struct cgroup_budget_limits l = { .max_children = 3 };
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(3, 0);
 	struct sample_table t;
 	struct cgroup_budget_tally tally;
 	bool keep[32];
 
 	host(&t, descending);
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	apply_all(b, &t, keep);
 	assert_false(kept(&t, keep, "/tenant/c7"));
 	assert_false(kept(&t, keep, "/tenant/c7/deep"));
 	assert_true(kept(&t, keep, "/tenant/c0"));
 	cgroup_budget_tally(b, &tally);
 	assert_int_equal(tally.cut, 6);
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 static void test_max_cgroups_shallow_first(void **state)
 {
-	struct cgroup_budget_limits l = { .max_cgroups = 8 };
 	const struct cgroup_budget_cut *cuts;
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(0, 8);
 	struct sample_table t;
 	struct cgroup_budget_tally tally;
 	bool keep[32];
 	size_t n;
 
 	host(&t, ascending);
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	apply_all(b, &t, keep);
 	/* levels 0 and 1: 3 rows; level 2: 11 rows for 5 places, the largest (c7..c3; /sys/c is 3 MiB = c3: older id) */
 	assert_true(kept(&t, keep, "/") && kept(&t, keep, "/sys") && kept(&t, keep, "/tenant"));
@@ -189,19 +193,16 @@ static void test_max_cgroups_shallow_first(void **state)
 	assert_int_equal(n, 3); /* /sys, /tenant, /tenant/c7 */
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(cuts[i].by_children, 0);
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 static void test_sticky_until_clearly_behind(void **state)
 {
-	struct cgroup_budget_limits l = { .max_children = 3 };
 	uint64_t usage[8] = { 0, 1 * MiB, 2 * MiB, 3 * MiB, 4 * MiB, 5 * MiB, 6 * MiB, 7 * MiB };
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(3, 0);
 	struct sample_table t;
 	bool keep[32];
 
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	host(&t, usage);
 	apply_all(b, &t, keep); /* c5, c6, c7 */
 	sample_table_free(&t);
@@ -229,19 +230,16 @@ static void test_sticky_until_clearly_behind(void **state)
 	apply_all(b, &t, keep);
 	assert_true(kept(&t, keep, "/tenant/c4"));
 	assert_false(kept(&t, keep, "/tenant/c5"));
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 static void test_equal_cgroups_do_not_churn(void **state)
 {
 	const uint64_t zero[8] = { 0 };
-	struct cgroup_budget_limits l = { .max_children = 4 };
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(4, 0);
 	struct sample_table t;
 	bool first[32], keep[32];
 
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	host(&t, zero);
 	apply_all(b, &t, first);
 	/* the older ids */
@@ -251,39 +249,33 @@ static void test_equal_cgroups_do_not_churn(void **state)
 		apply_all(b, &t, keep);
 		assert_memory_equal(keep, first, t.nr_rows * sizeof(bool));
 	}
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 /* A removed OOM victim's row (no memory.current) is not cut. */
 static void test_victim_rows_first(void **state)
 {
-	struct cgroup_budget_limits l = { .max_children = 3 };
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(3, 0);
 	struct sample_table t;
 	bool keep[32];
 
 	host(&t, ascending);
 	row(&t, 40, "/tenant/gone", SAMPLE_VALUE_MISSING);
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	apply_all(b, &t, keep);
 	assert_true(kept(&t, keep, "/tenant/gone"));
 	assert_true(kept(&t, keep, "/tenant/c7") && kept(&t, keep, "/tenant/c6"));
 	assert_false(kept(&t, keep, "/tenant/c5"));
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 static void test_selection_applies_first(void **state)
 {
-	struct cgroup_budget_limits l = { .max_children = 3, .max_cgroups = 6 };
-	struct cgroup_budget *b;
+	struct cgroup_budget *b = budget(3, 6);
 	struct sample_table t;
 	struct cgroup_budget_tally tally;
 	bool keep[32];
 
 	host(&t, ascending);
-	assert_int_equal(cgroup_budget_new(&l, &b), 0);
 	/* the selection leaves out the root and /sys/a */
 	for (size_t r = 0; r < t.nr_rows; r++)
 		keep[r] = strcmp(t.rows[r].path, "/") && strcmp(t.rows[r].path, "/sys/a");
@@ -295,8 +287,7 @@ static void test_selection_applies_first(void **state)
 	/* /sys, /tenant, then 4 of level 2's: c7, c6, c5 (MaxChildren 3), /sys/c */
 	assert_true(kept(&t, keep, "/tenant/c5") && kept(&t, keep, "/sys/c"));
 	assert_false(kept(&t, keep, "/sys/b") || kept(&t, keep, "/tenant/c7/deep"));
-	cgroup_budget_free(b);
-	sample_table_free(&t);
+	done(b, &t);
 }
 
 int main(void)
