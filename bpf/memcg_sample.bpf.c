@@ -204,6 +204,86 @@ static __always_inline __u64 read_vmstat(bool event, __u32 slot)
 }
 
 /*
+ * Per-node counters (memory.numa_stat): memcg->nodeinfo[nid] is the node's
+ * struct mem_cgroup_per_node, whose lruvec_stats holds the flushed,
+ * hierarchical state[] that the file prints: a struct embedded in it up to
+ * Linux 6.10, a pointer to one since 6.11. Each flavor below matches only
+ * the kernel whose member has its kind; user space gives the slots.
+ */
+struct lruvec_stats___node {
+	long state[1];
+} __attribute__((preserve_access_index));
+
+struct mem_cgroup_per_node___ptr {
+	struct lruvec_stats___node *lruvec_stats;
+} __attribute__((preserve_access_index));
+
+struct mem_cgroup_per_node___embedded {
+	struct lruvec_stats___node lruvec_stats;
+} __attribute__((preserve_access_index));
+
+/* Set by user space: the nodes read (N_MEMORY) and the span of state[] the reads use. */
+const volatile __u32 nr_nodes = 0;
+const volatile __u32 node_ids[MEMCG_MAX_NODES] = {};
+const volatile struct memcg_span node_span = {};
+
+/* The cgroup being read: each node's span, and how much of it was copied (0: none). */
+long node_copy[MEMCG_MAX_NODES][MEMCG_NODE_SPAN_MAX];
+__u32 node_copied[MEMCG_MAX_NODES];
+
+/* Where node @pn's lruvec_stats.state[] starts, or NULL. */
+static __always_inline const char *node_state_base(const char *pn)
+{
+	const char *stats = NULL;
+
+	if (bpf_core_field_exists(struct mem_cgroup_per_node___ptr, lruvec_stats)) {
+		if (bpf_probe_read_kernel(&stats, sizeof(stats),
+					  pn + bpf_core_field_offset(struct mem_cgroup_per_node___ptr, lruvec_stats)))
+			return NULL;
+	} else if (bpf_core_field_exists(struct mem_cgroup_per_node___embedded, lruvec_stats)) {
+		stats = pn + bpf_core_field_offset(struct mem_cgroup_per_node___embedded, lruvec_stats);
+	}
+	if (!stats)
+		return NULL;
+	return stats + bpf_core_field_offset(struct lruvec_stats___node, state);
+}
+
+/* Before the reads of a cgroup: each node's span of state[]. */
+static __always_inline void copy_nodes(struct mem_cgroup *memcg)
+{
+	__u32 n = node_span.n, k;
+	const char *pn, *base;
+
+	for (k = 0; k < MEMCG_MAX_NODES; k++) {
+		if (k >= nr_nodes)
+			break;
+		node_copied[k] = 0;
+		if (!n || n > MEMCG_NODE_SPAN_MAX)
+			continue;
+		if (bpf_probe_read_kernel(&pn, sizeof(pn), (const char *)memcg +
+					  bpf_core_field_offset(struct mem_cgroup, nodeinfo) +
+					  (__u64)node_ids[k] * sizeof(void *)) || !pn)
+			continue;
+		base = node_state_base(pn);
+		if (base && !bpf_probe_read_kernel(node_copy[k], n * sizeof(long),
+						   base + (__u64)node_span.lo * sizeof(long)))
+			node_copied[k] = n;
+	}
+}
+
+/* lruvec_page_state() of mm/memcontrol.c from the copy: below zero (per-CPU drift) reads as 0. */
+static __always_inline __u64 read_node(__u32 index)
+{
+	__u32 k = index >> 16, i = (index & 0xffff) - node_span.lo;
+	long v;
+
+	if (k >= MEMCG_MAX_NODES || i >= MEMCG_NODE_SPAN_MAX || i >= node_copied[k])
+		return MEMCG_READ_INVALID;
+	v = node_copy[k][i];
+	return v < 0 ? 0 : v;
+}
+
+/*
  * The stall total memory.pressure prints, in µs. The file aggregates the
  * per-CPU times when it is read; the kernel's PSI worker does the same every
  * 2 s while the group is busy, so this may be up to that much behind.
@@ -257,7 +337,7 @@ static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
 static __always_inline bool read_at_root(__u32 kind, __u32 index)
 {
 	if (kind == MEMCG_READ_PAGE_STATE || kind == MEMCG_READ_VM_EVENT || kind == MEMCG_READ_VMSTAT_STATE ||
-	    kind == MEMCG_READ_VMSTAT_EVENT)
+	    kind == MEMCG_READ_VMSTAT_EVENT || kind == MEMCG_READ_NODE_STATE)
 		return true;
 	return cgroup_v1 &&
 	       !(kind == MEMCG_READ_PAGE_COUNTER && index == MEMCG_COUNTER_READ(MEMCG_COUNTER_MEMORY, MEMCG_FIELD_USAGE));
@@ -296,6 +376,8 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 		return read_pressure(cgrp, index);
 	case MEMCG_READ_SOFT_LIMIT:
 		return read_soft_limit(memcg);
+	case MEMCG_READ_NODE_STATE:
+		return read_node(index);
 	}
 	return MEMCG_READ_INVALID;
 }
@@ -375,6 +457,8 @@ static __always_inline void fill_values(struct memcg_record *rec, struct cgroup 
 
 	if (core)
 		copy_vmstats(memcg);
+	if (nr_nodes)
+		copy_nodes(memcg);
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;

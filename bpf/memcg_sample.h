@@ -34,6 +34,9 @@ enum memcg_read_kind {
 	MEMCG_READ_VMSTAT_EVENT = 8, /* memcg->vmstats->events[slot] */
 	MEMCG_READ_EVENT = 9,        /* memcg->memory_events[index] (memory.events) */
 	MEMCG_READ_SOFT_LIMIT = 10,  /* memcg->soft_limit, in bytes (v1 memory.soft_limit_in_bytes) */
+	/* CO-RE on every kernel (no kfunc takes a node): */
+	MEMCG_READ_NODE_STATE = 11,  /* index = MEMCG_NODE_READ(k, slot): memcg->nodeinfo[node_ids[k]]->
+				      * lruvec_stats.state[slot], raw, >= 0 (memory.numa_stat) */
 };
 
 /*
@@ -80,6 +83,15 @@ struct memcg_span {
 	__u32 lo;
 	__u32 n;
 };
+
+/*
+ * Per-node reads: k indexes the node_ids user space gives (the nodes with
+ * memory), slot the lruvec_stats.state[] array. Each cgroup's arrays are
+ * copied once per node, the span of the slots the reads use.
+ */
+#define MEMCG_MAX_NODES 64
+#define MEMCG_NODE_SPAN_MAX 64
+#define MEMCG_NODE_READ(k, slot) ((__u32)(k) << 16 | (__u32)(slot))
 
 /* What the kfuncs return for an index the kernel does not track. */
 #define MEMCG_READ_INVALID ((__u64)-1)

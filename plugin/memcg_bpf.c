@@ -201,10 +201,11 @@ static size_t dispatch_row(struct mb_instance *inst, const struct sample_row *ro
 
 		if (v == SAMPLE_VALUE_MISSING)
 			continue;
+		/* a per-node column's type instance is numa_<stat>_N<node> */
 		if (def->type == STAT_COUNTER)
-			dispatch_one(inst, "derive", def->name, DS_TYPE_DERIVE, 0, (derive_t)v);
+			dispatch_one(inst, "derive", stat_column_name(def), DS_TYPE_DERIVE, 0, (derive_t)v);
 		else
-			dispatch_one(inst, def->unit == STAT_UNIT_BYTES ? "bytes" : "gauge", def->name,
+			dispatch_one(inst, def->unit == STAT_UNIT_BYTES ? "bytes" : "gauge", stat_column_name(def),
 				     DS_TYPE_GAUGE, sample_value(def, v), 0);
 		sent++;
 	}
@@ -258,7 +259,7 @@ static int register_row_data_set(struct mb_instance *inst)
 		return -ENOMEM;
 	}
 	for (size_t c = 0; c < t->nr_stats; c++) {
-		sstrncpy(ds.ds[c].name, t->stats[c]->name, sizeof(ds.ds[c].name));
+		sstrncpy(ds.ds[c].name, stat_column_name(t->stats[c]), sizeof(ds.ds[c].name));
 		ds.ds[c].type = t->stats[c]->type == STAT_COUNTER ? DS_TYPE_DERIVE : DS_TYPE_GAUGE;
 		ds.ds[c].min = 0;
 		ds.ds[c].max = NAN;

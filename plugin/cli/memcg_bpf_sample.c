@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -31,6 +32,8 @@ struct cli_opts {
 	struct sampler_opts sampler;
 	struct cgroup_budget_limits budget; /* none unless asked for */
 	const struct stat_def *stats[128];
+	const struct stat_def *numa_stats[64];
+	bool numa;
 	long count;
 	double interval;
 	enum output_format format;
@@ -63,6 +66,9 @@ static void usage(FILE *out)
 		"  -i, --interval SECS   time between samples (default 1)\n"
 		"  -f, --format FMT      table (default) or json (one object per cgroup per line)\n"
 		"  -q, --quiet           no per-sample summary on stderr\n"
+		"  -N, --numa            also per NUMA node (memory.numa_stat): the stats --stats names\n"
+		"                        that have per-node values, or all per-node stats; JSON rows\n"
+		"                        get \"numa\":{\"<stat>\":{\"<node>\":value}}, the table numa_<stat>_N<node>\n"
 		"  -l, --list-stats      list the catalog of stats and exit\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage or configuration error.\n",
@@ -86,6 +92,11 @@ static void v1_source(const struct stat_def *def, char *buf, size_t len)
 		snprintf(buf, len, "%s:%s", file, def->v1_name);
 	else
 		snprintf(buf, len, "%s", file);
+}
+
+static const char *s_or(const char *s)
+{
+	return s ? s : "-";
 }
 
 static void list_stats(void)
@@ -121,6 +132,15 @@ static void list_stats(void)
 		       file ? file : d->file == STAT_FILE_DERIVED ? "(derived)"
 				   : d->file == STAT_FILE_OOM_TRACKER ? "(bpf_oom_tracker)" : "-", v1, kernel);
 	}
+	cat = numa_stat_catalog(&n);
+	printf("\nPer NUMA node (--numa; the plugin's NumaStat), from memory.numa_stat:\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct stat_def *d = &cat[i];
+
+		printf("%-22s %-5s %-7s %-7s %-19s %-30s %s\n", d->name, units[d->unit],
+		       d->type == STAT_GAUGE ? "gauge" : "counter", "subtree", "memory.numa_stat",
+		       d->v1_name ? d->v1_name : "-", s_or(d->kernel[0]));
+	}
 }
 
 static int parse_long(const char *arg, const char *what, long min, long *out)
@@ -138,6 +158,33 @@ static int parse_long(const char *arg, const char *what, long min, long *out)
 	return 0;
 }
 
+/*
+ * --numa: the per-node stats among those --stats names ("all": every one),
+ * or every per-node stat without --stats. 0, or -EINVAL when --stats names
+ * none that has per-node values.
+ */
+static int select_numa(const char *stats, const struct stat_def **out, size_t max, size_t *n)
+{
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	*n = 0;
+	if (!stats || !*stats)
+		return numa_stat_parse_list(NULL, out, max, n);
+	copy = strdup(stats);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ", \t\n", &save); tok && !err; tok = strtok_r(NULL, ", \t\n", &save))
+		if (strcasecmp(tok, "all") == 0 || numa_stat_lookup(tok))
+			err = numa_stat_select(NULL, tok, out, max, n);
+	free(copy);
+	if (!err && !*n) {
+		mb_err("--numa: none of the stats --stats names has per-node values (see --list-stats)");
+		err = -EINVAL;
+	}
+	return err;
+}
+
 /* Returns 0 to run, 1 to exit successfully, or a negative errno (usage error). */
 static int parse_args(int argc, char **argv, struct cli_opts *o)
 {
@@ -153,6 +200,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-stats", no_argument, NULL, 'l' },
+		{ "numa", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -161,7 +209,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 	char *end;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "r:s:b:d:c:i:f:qlh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:s:b:d:c:i:f:qNlh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->sampler.cgroup_root = optarg;
@@ -213,6 +261,9 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'N':
+			o->numa = true;
+			break;
 		case 'l':
 			list_stats();
 			return 1;
@@ -235,6 +286,12 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		return err;
 	o->sampler.stats = o->stats;
 	o->sampler.rank_stat = cgroup_budget_rank_stat(&o->budget);
+	if (o->numa) {
+		err = select_numa(stats, o->numa_stats, ARRAY_SIZE(o->numa_stats), &o->sampler.nr_numa_stats);
+		if (err)
+			return err;
+		o->sampler.numa_stats = o->numa_stats;
+	}
 	return 0;
 }
 
@@ -257,6 +314,35 @@ static void print_path(const char *path, size_t (*escape)(const char *, size_t, 
 		free(buf);
 }
 
+/*
+ * The per-node columns of @row as "numa":{"<stat>":{"<node>":value,...},...}
+ * (the columns come stat by stat, in node order); nothing without any.
+ */
+static void print_json_numa(const struct sample_table *t, const struct sample_row *row)
+{
+	const char *open_stat = NULL;
+	bool any = false;
+
+	for (size_t c = 0; c < t->nr_stats; c++) {
+		const struct stat_def *def = t->stats[c];
+
+		if (!def->node || row->values[c] == SAMPLE_VALUE_MISSING)
+			continue;
+		if (!any)
+			printf(",\"numa\":{");
+		if (!open_stat || strcmp(open_stat, def->name) != 0) {
+			printf("%s\"%s\":{", open_stat ? "}," : "", def->name);
+			open_stat = def->name;
+		} else {
+			putchar(',');
+		}
+		printf("\"%s\":%llu", def->node, (unsigned long long)row->values[c]);
+		any = true;
+	}
+	if (any)
+		printf("}}");
+}
+
 static void print_json(const struct sample_table *t, const bool *keep, long sample, const char *backend)
 {
 	for (size_t r = 0; r < t->nr_rows; r++) {
@@ -271,7 +357,7 @@ static void print_json(const struct sample_table *t, const bool *keep, long samp
 		print_path(row->path, path_escape_json);
 		printf(",\"depth\":%d,\"values\":{", row->depth);
 		for (size_t c = 0; c < t->nr_stats; c++) {
-			if (row->values[c] == SAMPLE_VALUE_MISSING)
+			if (row->values[c] == SAMPLE_VALUE_MISSING || t->stats[c]->node)
 				continue;
 			if (row->values[c] == SAMPLE_VALUE_UNLIMITED) /* as the kernel prints it */
 				printf("%s\"%s\":\"max\"", first ? "" : ",", t->stats[c]->name);
@@ -280,7 +366,9 @@ static void print_json(const struct sample_table *t, const bool *keep, long samp
 				       (unsigned long long)row->values[c]);
 			first = false;
 		}
-		printf("}}\n");
+		printf("}");
+		print_json_numa(t, row);
+		printf("}\n");
 	}
 }
 
@@ -296,9 +384,11 @@ static void print_table(const struct sample_table *t, const bool *keep)
 			path_width = len;
 	}
 	printf("%-*s", path_width, "PATH");
-	for (size_t c = 0; c < t->nr_stats; c++)
-		printf(" %*s", (int)(strlen(t->stats[c]->name) > 12 ? strlen(t->stats[c]->name) : 12),
-		       t->stats[c]->name);
+	for (size_t c = 0; c < t->nr_stats; c++) {
+		const char *name = stat_column_name(t->stats[c]);
+
+		printf(" %*s", (int)(strlen(name) > 12 ? strlen(name) : 12), name);
+	}
 	putchar('\n');
 	for (size_t r = 0; r < t->nr_rows; r++) {
 		const struct sample_row *row = &t->rows[r];
@@ -309,7 +399,8 @@ static void print_table(const struct sample_table *t, const bool *keep)
 		print_path(row->path, path_escape_table);
 		printf("%*s", path_width - len, "");
 		for (size_t c = 0; c < t->nr_stats; c++) {
-			int width = strlen(t->stats[c]->name) > 12 ? (int)strlen(t->stats[c]->name) : 12;
+			const char *name = stat_column_name(t->stats[c]);
+			int width = strlen(name) > 12 ? (int)strlen(name) : 12;
 
 			if (row->values[c] == SAMPLE_VALUE_MISSING)
 				printf(" %*s", width, "-");

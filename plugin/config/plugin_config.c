@@ -79,6 +79,20 @@ static int set_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
 	return 0;
 }
 
+/* NumaStat: per-node stat names (or "all"), growing over lines as Stat does. */
+static int set_numa_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
+			 const struct cfg_value *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int err = numa_stat_select(key, v[i].string, c->numa_stats, PLUGIN_CONFIG_MAX_NUMA_STATS,
+					   &c->nr_numa_stats);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int set_cgroup(struct plugin_config *c, const char *key, union cfg_arg arg,
 		      const struct cfg_value *v, size_t n)
 {
@@ -205,7 +219,7 @@ static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg
 {
 	/* the plugin's own labels: series/row_labels.c */
 	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "pod_uid", "container_id",
-						"namespace", "pod", "container" };
+						"namespace", "pod", "container", "node" };
 	struct label_pair *l;
 
 	c->sender_keys++;
@@ -419,6 +433,7 @@ static const struct cfg_key keys[] = {
 	{ "Backend", SHAPE_STRING, set_backend },
 	{ "CgroupRoot", SHAPE_STRING, set_cgroup_root },
 	{ "Stat", SHAPE_STRINGS, set_stat },
+	{ "NumaStat", SHAPE_STRINGS, set_numa_stat },
 	{ "Cgroup", SHAPE_STRINGS, set_cgroup },
 	{ "IgnoreSelected", SHAPE_BOOLEAN, set_ignore_selected },
 	{ "MaxDepth", SHAPE_INTEGER, set_max_depth },
@@ -761,6 +776,8 @@ void plugin_config_sampler_opts(const struct plugin_config *c, struct sampler_op
 	opts->strict_stats = false;
 	opts->default_stats = c->default_stats;
 	opts->rank_stat = cgroup_budget_rank_stat(&c->budget);
+	opts->numa_stats = (const struct stat_def **)c->numa_stats;
+	opts->nr_numa_stats = c->nr_numa_stats;
 }
 
 void plugin_config_free(struct plugin_config *c)

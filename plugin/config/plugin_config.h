@@ -24,6 +24,7 @@
 #include "sampling/stat_catalog.h"
 
 #define PLUGIN_CONFIG_MAX_STATS 128
+#define PLUGIN_CONFIG_MAX_NUMA_STATS 64
 #define PLUGIN_CONFIG_MAX_KEYS 64
 #define PLUGIN_CONFIG_MAX_UNKNOWN 8
 /*
@@ -52,6 +53,8 @@ struct plugin_config {
 	char *cgroup_root;
 	const struct stat_def *stats[PLUGIN_CONFIG_MAX_STATS];
 	size_t nr_stats;                /* 0 until Stat is given or finish() picks the default */
+	const struct stat_def *numa_stats[PLUGIN_CONFIG_MAX_NUMA_STATS]; /* NumaStat: per-node templates */
+	size_t nr_numa_stats;           /* 0: none (the default) */
 	struct cgroup_filter *filter;   /* Cgroup patterns */
 	bool default_stats;             /* no Stat given: the default set */
 	bool ignore_selected;

@@ -187,6 +187,57 @@ static int single_read(const struct bpf_backend *b, const struct stat_def *def, 
 	return -ENOENT;
 }
 
+/* The index of node @id in b->node_ids, added if new; -E2BIG when full. */
+static int node_index(struct bpf_backend *b, unsigned int id)
+{
+	for (__u32 k = 0; k < b->nr_nodes; k++)
+		if (b->node_ids[k] == id)
+			return (int)k;
+	if (b->nr_nodes == MEMCG_MAX_NODES)
+		return -E2BIG;
+	b->node_ids[b->nr_nodes] = id;
+	return (int)b->nr_nodes++;
+}
+
+/*
+ * A per-node column: its constants' slots in the node's lruvec_stats.state[]
+ * (v1: the LRU lists its hierarchical_ line sums). 0; -ENOENT with @why set
+ * when this kernel keeps no such per-node counter; another negative errno.
+ */
+static int resolve_node_column(const struct sampler *s, struct bpf_backend *b, const struct stat_def *def,
+			       struct bpf_column *col, char *why, size_t why_len)
+{
+	const char *p = s->mount.version == 1 ? def->v1_kernel : def->kernel[0];
+	char term[64];
+	int k, r;
+
+	if (!b->node_layout) {
+		snprintf(why, why_len, "%s", b->node_why);
+		return -ENOENT;
+	}
+	k = node_index(b, def->node_id);
+	if (k < 0)
+		return k;
+	col->nr_terms = 0;
+	while (p && *p && col->nr_terms < STAT_MAX_TERMS) {
+		size_t len = strcspn(p, "+");
+		uint64_t unit;
+		__u32 slot;
+
+		snprintf(term, sizeof(term), "%.*s", (int)len, p);
+		if (memcg_node_layout_slot(b->node_layout, term, &slot, &unit)) {
+			snprintf(why, why_len, "this kernel keeps no per-node counter %s", term);
+			return -ENOENT;
+		}
+		r = add_read(b, MEMCG_READ_NODE_STATE, MEMCG_NODE_READ(k, slot), unit);
+		if (r < 0)
+			return r;
+		col->term[col->nr_terms++] = r;
+		p += len + (p[len] == '+');
+	}
+	return 0;
+}
+
 /* Why this kernel or tree cannot give @def, or NULL when it can (as far as files tell). */
 static const char *unavailable(const struct sampler *s, const struct stat_def *def, int root_fd)
 {
@@ -213,7 +264,7 @@ static const char *unavailable(const struct sampler *s, const struct stat_def *d
 
 int bpf_resolve_stats(struct sampler *s, struct bpf_backend *b, const struct btf *btf)
 {
-	char missing[64], scratch[64], why[160];
+	char missing[64], scratch[64], why[256];
 	size_t c = 0;
 	int err;
 
@@ -229,6 +280,16 @@ int bpf_resolve_stats(struct sampler *s, struct bpf_backend *b, const struct btf
 
 		if (lack) {
 			err = sampler_drop_stat(s, c, lack);
+			if (err)
+				return err;
+			continue;
+		}
+		if (def->file == STAT_FILE_NUMA_STAT) {
+			err = resolve_node_column(s, b, def, col, why, sizeof(why));
+			if (err == 0)
+				c++;
+			else if (err == -ENOENT)
+				err = sampler_drop_stat(s, c, why);
 			if (err)
 				return err;
 			continue;

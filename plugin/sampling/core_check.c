@@ -23,6 +23,12 @@ struct column_check {
 	char detail[200];   /* the last disagreement seen, for the log */
 };
 
+/* Every memory cgroup has these files: a column of one must have been compared. */
+static bool every_cgroup_has(const struct stat_def *def)
+{
+	return def->file == STAT_FILE_MEMORY_STAT || def->file == STAT_FILE_NUMA_STAT;
+}
+
 static const struct sample_row *row_of(const struct sample_table *t, uint64_t id)
 {
 	for (size_t r = 0; r < t->nr_rows; r++)
@@ -56,16 +62,25 @@ static void compare_value(const struct sampler *s, size_t c, struct column_check
 	 * At the hierarchy's root the walk reads memory.stat only (cgroup
 	 * v1 has the other files there, computed otherwise): nothing shipped.
 	 */
-	if (v->values[c] == SAMPLE_VALUE_MISSING && b->depth == 0 && s->stats[c]->file != STAT_FILE_MEMORY_STAT)
+	if (v->values[c] == SAMPLE_VALUE_MISSING && b->depth == 0 && !every_cgroup_has(s->stats[c]))
 		return;
 	cc->compared++;
 	if (agrees(s->stats[c], v->values[c], bv, av))
 		return;
 	if (!cc->disagrees)
 		snprintf(cc->detail, sizeof(cc->detail), "%s of %s: read %llu, the file said %llu before and %llu after",
-			 s->stats[c]->name, b->path, (unsigned long long)v->values[c], (unsigned long long)bv,
+			 stat_column_name(s->stats[c]), b->path, (unsigned long long)v->values[c], (unsigned long long)bv,
 			 (unsigned long long)av);
 	cc->disagrees = true;
+}
+
+/* The column of @def in @s (by identity: a per-node column shares its name), or SIZE_MAX. */
+static size_t column_of(const struct sampler *s, const struct stat_def *def)
+{
+	for (size_t c = 0; c < s->nr_stats; c++)
+		if (s->stats[c] == def)
+			return c;
+	return SIZE_MAX;
 }
 
 static bool pending(const struct column_check *cc)
@@ -99,8 +114,9 @@ static void compare(const struct sampler *s, struct column_check *cols, const st
 		if (!pending(cc))
 			continue;
 		/* every memcg has memory.stat: its columns must have been compared */
-		if (cc->compared == 0 && s->stats[c]->file == STAT_FILE_MEMORY_STAT) {
-			snprintf(cc->detail, sizeof(cc->detail), "%s: no cgroup to compare it on", s->stats[c]->name);
+		if (cc->compared == 0 && every_cgroup_has(s->stats[c])) {
+			snprintf(cc->detail, sizeof(cc->detail), "%s: no cgroup to compare it on",
+				 stat_column_name(s->stats[c]));
 			cc->disagrees = true;
 		}
 		cc->settled = !cc->disagrees;
@@ -126,7 +142,8 @@ static int open_text(const struct sampler *s, struct sampler *text)
 	text->nr_shown = 0; /* all hidden: what text lacks is dropped without a word */
 	err = text->ops->open(text, why, sizeof(why));
 	if (err) {
-		mb_err("bpf-core check: cannot read the files to compare with: %s", why[0] ? why : strerror(-err));
+		mb_err("%s check: cannot read the files to compare with: %s", sampler_backend_name(s->backend),
+		       why[0] ? why : strerror(-err));
 		text->ops->close(text);
 		free(text->stats);
 	}
@@ -169,7 +186,7 @@ static int run_rounds(struct sampler *s, struct sampler *text, struct column_che
 static bool failed(const struct sampler *s, const struct column_check *cc, size_t c)
 {
 	if (cc->text_column == SIZE_MAX)
-		return s->stats[c]->file == STAT_FILE_MEMORY_STAT;
+		return every_cgroup_has(s->stats[c]);
 	return !cc->settled;
 }
 
@@ -195,10 +212,10 @@ int core_check(struct sampler *s, const struct stat_def **bad, size_t *nr_bad, c
 
 		/* derived columns are computed from checked ones */
 		cols[c].text_column = def->file == STAT_FILE_DERIVED || def->file == STAT_FILE_OOM_TRACKER
-					      ? SIZE_MAX : sampler_column_of(&text, def->name);
-		if (cols[c].text_column == SIZE_MAX && def->file == STAT_FILE_MEMORY_STAT)
-			snprintf(cols[c].detail, sizeof(cols[c].detail), "%s: not in this kernel's memory.stat, "
-				 "nothing to check it by", def->name);
+					      ? SIZE_MAX : column_of(&text, def);
+		if (cols[c].text_column == SIZE_MAX && every_cgroup_has(def))
+			snprintf(cols[c].detail, sizeof(cols[c].detail), "%s: not in this kernel's %s, "
+				 "nothing to check it by", stat_column_name(def), stat_file_name(def->file, 2));
 	}
 	err = run_rounds(s, &text, cols);
 	if (err)
@@ -206,9 +223,9 @@ int core_check(struct sampler *s, const struct stat_def **bad, size_t *nr_bad, c
 	for (c = 0; c < s->nr_stats; c++) {
 		if (!failed(s, &cols[c], c))
 			continue;
-		mb_notice("bpf-core check: %s", cols[c].detail);
+		mb_notice("%s check: %s", sampler_backend_name(s->backend), cols[c].detail);
 		len += snprintf(names + len, len < names_len ? names_len - len : 0, "%s%s", *nr_bad ? ", " : "",
-				s->stats[c]->name);
+				stat_column_name(s->stats[c]));
 		if (len >= names_len)
 			len = names_len - 1;
 		bad[(*nr_bad)++] = s->stats[c];

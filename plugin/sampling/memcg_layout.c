@@ -29,6 +29,13 @@ struct memcg_layout {
 	char description[256];
 };
 
+struct memcg_node_layout {
+	const struct btf *btf;
+	struct slot_map state;     /* lruvec_stats.state[] */
+	long page_size;
+	char description[256];
+};
+
 static int enum_value(const struct btf *btf, const struct slot_map *m, const char *name, int64_t *value)
 {
 	for (size_t i = 0; i < 2 && m->enum_names[i]; i++)
@@ -88,8 +95,8 @@ static bool list_fits(const struct btf *btf, struct slot_map *m, const struct sl
 	uint32_t n = 0;
 	int64_t value;
 
-	for (size_t i = 0; i < list->nr_entries; i++) {
-		const struct slot_entry *e = &list->entries[i];
+	for (size_t i = 0; i < list->nr_entries + list->nr_tail; i++) {
+		const struct slot_entry *e = i < list->nr_entries ? &list->entries[i] : &list->tail[i - list->nr_entries];
 		bool exists = enum_value(btf, m, e->name, &value) == 0;
 
 		if (e->when == SLOT_ALWAYS && !exists)
@@ -106,15 +113,15 @@ static bool list_fits(const struct btf *btf, struct slot_map *m, const struct sl
 	return true;
 }
 
-static int map_slots(const struct btf *btf, struct slot_map *m, const char *member, const char *nr_constant,
-		     const struct slot_list *lists, size_t nr_lists, char *why, size_t why_len)
+static int map_slots(const struct btf *btf, struct slot_map *m, const char *type, const char *member,
+		     const char *nr_constant, const struct slot_list *lists, size_t nr_lists, char *why, size_t why_len)
 {
 	bool v1 = has_memcg_v1(btf);
 	int64_t nr;
 
-	m->nr_slots = array_len(btf, "memcg_vmstats", member);
+	m->nr_slots = array_len(btf, type, member);
 	if (!m->nr_slots) {
-		snprintf(why, why_len, "the kernel BTF has no struct memcg_vmstats with an array %s", member);
+		snprintf(why, why_len, "the kernel BTF has no struct %s with an array %s", type, member);
 		return -EOPNOTSUPP;
 	}
 	if (enum_value(btf, m, nr_constant, &nr) == 0 && nr == m->nr_slots) {
@@ -128,8 +135,8 @@ static int map_slots(const struct btf *btf, struct slot_map *m, const char *memb
 	for (size_t i = 0; i < nr_lists; i++)
 		if (list_fits(btf, m, &lists[i], v1))
 			return 0;
-	snprintf(why, why_len, "unknown memcg layout: memcg_vmstats.%s has %u slots and no slot list this "
-		 "version knows fits it (sampling/memcg_slot_maps.h)", member, m->nr_slots);
+	snprintf(why, why_len, "unknown memcg layout: %s.%s has %u slots and no slot list this "
+		 "version knows fits it (sampling/memcg_slot_maps.h)", type, member, m->nr_slots);
 	return -EOPNOTSUPP;
 }
 
@@ -147,10 +154,10 @@ int memcg_layout_open(const struct btf *btf, struct memcg_layout **out, char *wh
 	l->state.enum_names[0] = "node_stat_item";
 	l->state.enum_names[1] = "memcg_stat_item";
 	l->events.enum_names[0] = "vm_event_item";
-	err = map_slots(btf, &l->state, "state", "MEMCG_NR_STAT", memcg_state_lists,
+	err = map_slots(btf, &l->state, "memcg_vmstats", "state", "MEMCG_NR_STAT", memcg_state_lists,
 			sizeof(memcg_state_lists) / sizeof(memcg_state_lists[0]), why, why_len);
 	if (!err)
-		err = map_slots(btf, &l->events, "events", "NR_VM_EVENT_ITEMS", memcg_event_lists,
+		err = map_slots(btf, &l->events, "memcg_vmstats", "events", "NR_VM_EVENT_ITEMS", memcg_event_lists,
 				sizeof(memcg_event_lists) / sizeof(memcg_event_lists[0]), why, why_len);
 	if (err) {
 		memcg_layout_free(l);
@@ -234,6 +241,50 @@ int memcg_layout_event(const struct memcg_layout *l, const char *name, uint32_t 
 }
 
 const char *memcg_layout_describe(const struct memcg_layout *l)
+{
+	return l->description;
+}
+
+int memcg_node_layout_open(const struct btf *btf, struct memcg_node_layout **out, char *why, size_t why_len)
+{
+	struct memcg_node_layout *l;
+	int err;
+
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->btf = btf;
+	l->page_size = sysconf(_SC_PAGESIZE);
+	l->state.enum_names[0] = "node_stat_item";
+	err = map_slots(btf, &l->state, "lruvec_stats", "state", "NR_VM_NODE_STAT_ITEMS", memcg_node_lists,
+			sizeof(memcg_node_lists) / sizeof(memcg_node_lists[0]), why, why_len);
+	if (err) {
+		memcg_node_layout_free(l);
+		return err;
+	}
+	snprintf(l->description, sizeof(l->description), "per-node lruvec_stats.state[%u] by %s", l->state.nr_slots,
+		 l->state.source);
+	*out = l;
+	return 0;
+}
+
+void memcg_node_layout_free(struct memcg_node_layout *l)
+{
+	if (!l)
+		return;
+	free(l->state.names);
+	free(l);
+}
+
+int memcg_node_layout_slot(const struct memcg_node_layout *l, const char *name, uint32_t *slot, uint64_t *unit)
+{
+	struct memcg_layout as = { .btf = l->btf, .state = l->state, .page_size = l->page_size };
+
+	return memcg_layout_state(&as, name, slot, unit);
+}
+
+const char *memcg_node_layout_describe(const struct memcg_node_layout *l)
 {
 	return l->description;
 }

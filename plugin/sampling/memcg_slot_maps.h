@@ -52,6 +52,8 @@ struct slot_list {
 	const char *name;   /* for the log: which list this kernel matched */
 	const struct slot_entry *entries;
 	size_t nr_entries;
+	const struct slot_entry *tail; /* more entries after them, or NULL */
+	size_t nr_tail;
 };
 
 /*
@@ -71,15 +73,17 @@ static inline const char *slot_name(const char *name)
 	return name;
 }
 
-#define SLOT_LIST(n, e) { n, e, sizeof(e) / sizeof((e)[0]) }
+#define SLOT_LIST(n, e) { n, e, sizeof(e) / sizeof((e)[0]), NULL, 0 }
+#define SLOT_LIST2(n, e, t) { n, e, sizeof(e) / sizeof((e)[0]), t, sizeof(t) / sizeof((t)[0]) }
 
 /*
- * memcg_node_stat_items[] + memcg_stat_items[], Linux 6.11 to 6.19.
+ * memcg_node_stat_items[], Linux 6.11 to 6.19: the head of memcg_vmstats'
+ * state[] and the whole of the per-node lruvec_stats' state[].
  * 6.12.117: up to PGDEMOTE_KHUGEPAGED. PGDEMOTE_PROACTIVE (6.15, "mm: add
  * pgdemote_proactive") and NR_HUGETLB (CONFIG_HUGETLB_PAGE) joined the list
  * when they joined enum node_stat_item, so they are SLOT_IF_ENUM here.
  */
-static const struct slot_entry memcg_state_slots_6_11[] = {
+static const struct slot_entry memcg_node_slots_6_11[] = {
 	{ "NR_INACTIVE_ANON", SLOT_ALWAYS },
 	{ "NR_ACTIVE_ANON", SLOT_ALWAYS },
 	{ "NR_INACTIVE_FILE", SLOT_ALWAYS },
@@ -113,7 +117,10 @@ static const struct slot_entry memcg_state_slots_6_11[] = {
 	{ "PGDEMOTE_KHUGEPAGED", SLOT_ALWAYS },
 	{ "PGDEMOTE_PROACTIVE", SLOT_IF_ENUM },
 	{ "NR_HUGETLB", SLOT_IF_ENUM },        /* CONFIG_HUGETLB_PAGE */
-	/* memcg_stat_items[] */
+};
+
+/* memcg_stat_items[], Linux 6.11 to 6.19: the tail of memcg_vmstats' state[]. */
+static const struct slot_entry memcg_stat_slots_6_11[] = {
 	{ "MEMCG_SWAP", SLOT_ALWAYS },
 	{ "MEMCG_SOCK", SLOT_ALWAYS },
 	{ "MEMCG_PERCPU_B", SLOT_ALWAYS },
@@ -220,8 +227,70 @@ static const struct slot_entry memcg_event_slots_6_1[] = {
 	{ "THP_COLLAPSE_ALLOC", SLOT_IF_ENUM },
 };
 
+/*
+ * memcg_node_stat_items[] of Debian's Linux 7.2 (7.2.13, mm/memcontrol.c):
+ * vmalloc became a node stat (NR_VMALLOC), and the reclaim counters
+ * (PGSTEAL_*, PGSCAN_*, PGREFILL) moved in from the events. The per-node
+ * lruvec_stats.state[] has 47 slots (BTF of 7.2.13-cloud).
+ */
+#define NODE_SLOTS_HEAD \
+	{ "NR_INACTIVE_ANON", SLOT_ALWAYS }, { "NR_ACTIVE_ANON", SLOT_ALWAYS }, \
+	{ "NR_INACTIVE_FILE", SLOT_ALWAYS }, { "NR_ACTIVE_FILE", SLOT_ALWAYS }, \
+	{ "NR_UNEVICTABLE", SLOT_ALWAYS }, { "NR_SLAB_RECLAIMABLE_B", SLOT_ALWAYS }, \
+	{ "NR_SLAB_UNRECLAIMABLE_B", SLOT_ALWAYS }, { "WORKINGSET_REFAULT_ANON", SLOT_ALWAYS }, \
+	{ "WORKINGSET_REFAULT_FILE", SLOT_ALWAYS }, { "WORKINGSET_ACTIVATE_ANON", SLOT_ALWAYS }, \
+	{ "WORKINGSET_ACTIVATE_FILE", SLOT_ALWAYS }, { "WORKINGSET_RESTORE_ANON", SLOT_ALWAYS }, \
+	{ "WORKINGSET_RESTORE_FILE", SLOT_ALWAYS }, { "WORKINGSET_NODERECLAIM", SLOT_ALWAYS }, \
+	{ "NR_ANON_MAPPED", SLOT_ALWAYS }, { "NR_FILE_MAPPED", SLOT_ALWAYS }, \
+	{ "NR_FILE_PAGES", SLOT_ALWAYS }, { "NR_FILE_DIRTY", SLOT_ALWAYS }, \
+	{ "NR_WRITEBACK", SLOT_ALWAYS }, { "NR_SHMEM", SLOT_ALWAYS }, \
+	{ "NR_SHMEM_THPS", SLOT_ALWAYS }, { "NR_FILE_THPS", SLOT_ALWAYS }, \
+	{ "NR_ANON_THPS", SLOT_ALWAYS }
+#define NODE_SLOTS_7_MID \
+	{ "NR_VMALLOC", SLOT_ALWAYS }, { "NR_KERNEL_STACK_KB", SLOT_ALWAYS }, \
+	{ "NR_PAGETABLE", SLOT_ALWAYS }, { "NR_SECONDARY_PAGETABLE", SLOT_ALWAYS }, \
+	{ "NR_SWAPCACHE", SLOT_IF_ENUM }, { "PGPROMOTE_SUCCESS", SLOT_IF_ENUM }, \
+	{ "PGDEMOTE_KSWAPD", SLOT_ALWAYS }, { "PGDEMOTE_DIRECT", SLOT_ALWAYS }, \
+	{ "PGDEMOTE_KHUGEPAGED", SLOT_ALWAYS }, { "PGDEMOTE_PROACTIVE", SLOT_ALWAYS }, \
+	{ "PGSTEAL_KSWAPD", SLOT_ALWAYS }, { "PGSTEAL_DIRECT", SLOT_ALWAYS }, \
+	{ "PGSTEAL_KHUGEPAGED", SLOT_ALWAYS }, { "PGSTEAL_PROACTIVE", SLOT_ALWAYS }, \
+	{ "PGSTEAL_ANON", SLOT_ALWAYS }, { "PGSTEAL_FILE", SLOT_ALWAYS }, \
+	{ "PGSCAN_KSWAPD", SLOT_ALWAYS }, { "PGSCAN_DIRECT", SLOT_ALWAYS }, \
+	{ "PGSCAN_KHUGEPAGED", SLOT_ALWAYS }, { "PGSCAN_PROACTIVE", SLOT_ALWAYS }, \
+	{ "PGSCAN_ANON", SLOT_ALWAYS }, { "PGSCAN_FILE", SLOT_ALWAYS }
+
+static const struct slot_entry memcg_node_slots_7_2[] = {
+	NODE_SLOTS_HEAD,
+	NODE_SLOTS_7_MID,
+	{ "PGREFILL", SLOT_ALWAYS },
+	{ "NR_HUGETLB", SLOT_IF_ENUM },
+};
+
+/*
+ * Debian's Linux 7.3 (7.3.4): NR_VMSCAN_WRITE after NR_ANON_THPS and
+ * PGROTATE_ANON/_FILE before PGREFILL; 50 slots. Both constants are in 7.2's
+ * enum too, so the array's length tells the two apart.
+ */
+static const struct slot_entry memcg_node_slots_7_3[] = {
+	NODE_SLOTS_HEAD,
+	{ "NR_VMSCAN_WRITE", SLOT_ALWAYS },
+	NODE_SLOTS_7_MID,
+	{ "PGROTATE_ANON", SLOT_ALWAYS },
+	{ "PGROTATE_FILE", SLOT_ALWAYS },
+	{ "PGREFILL", SLOT_ALWAYS },
+	{ "NR_HUGETLB", SLOT_IF_ENUM },
+};
+
 static const struct slot_list memcg_state_lists[] = {
-	SLOT_LIST("memcg_node_stat_items + memcg_stat_items of Linux 6.11-6.19", memcg_state_slots_6_11),
+	SLOT_LIST2("memcg_node_stat_items + memcg_stat_items of Linux 6.11-6.19", memcg_node_slots_6_11,
+		   memcg_stat_slots_6_11),
+};
+
+/* The per-node lruvec_stats.state[] (memory.numa_stat), newest first. */
+static const struct slot_list memcg_node_lists[] = {
+	SLOT_LIST("memcg_node_stat_items of Linux 7.3", memcg_node_slots_7_3),
+	SLOT_LIST("memcg_node_stat_items of Linux 7.2", memcg_node_slots_7_2),
+	SLOT_LIST("memcg_node_stat_items of Linux 6.11-6.19", memcg_node_slots_6_11),
 };
 
 static const struct slot_list memcg_event_lists[] = {

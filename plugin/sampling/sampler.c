@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/name_table.h"
 #include "sampling/core_check.h"
+#include "sampling/numa_nodes.h"
 #include "sampling/oom_tracker.h"
 #include "sampling/sampler_backend.h"
 
@@ -57,7 +58,7 @@ int sampler_drop_stat(struct sampler *s, size_t i, const char *why)
 size_t sampler_column_of(const struct sampler *s, const char *name)
 {
 	for (size_t c = 0; c < s->nr_stats; c++)
-		if (strcmp(s->stats[c]->name, name) == 0)
+		if (!s->stats[c]->node && strcmp(s->stats[c]->name, name) == 0)
 			return c;
 	return SIZE_MAX;
 }
@@ -77,6 +78,9 @@ static void select_columns(struct sampler *s, const struct sampler_opts *opts)
 	for (size_t i = 0; i < opts->nr_stats; i++)
 		if (!excluded(s, opts->stats[i]))
 			s->stats[s->nr_stats++] = opts->stats[i];
+	for (size_t i = 0; i < s->nr_node_columns; i++)
+		if (!excluded(s, s->node_columns[i]))
+			s->stats[s->nr_stats++] = s->node_columns[i];
 	s->nr_shown = s->nr_stats;
 	for (size_t i = 0; i < opts->nr_stats; i++) {
 		const struct stat_def *def = opts->stats[i];
@@ -164,26 +168,39 @@ static int try_backend(struct sampler *s, enum sampler_backend backend, const st
 	return err;
 }
 
-/*
- * bpf-core, checked before use (sampling/core_check.h). Under auto any
- * disagreement sends the whole sampler to text, which reads every stat.
- * Configured explicitly, the stats that disagree are left out (an error
- * with strict stats) and the backend opens again without them, checked again.
- */
-static int try_bpf_core(struct sampler *s, const struct sampler_opts *opts, char *why, size_t why_len)
+/* Whether a per-node column is sampled (after the backend opened). */
+static bool has_node_columns(const struct sampler *s)
 {
-	bool explicit = opts->backend == SAMPLER_BPF_CORE;
+	for (size_t c = 0; c < s->nr_stats; c++)
+		if (s->stats[c]->node)
+			return true;
+	return false;
+}
+
+/*
+ * A bpf backend, checked before use (sampling/core_check.h): bpf-core
+ * always, bpf when it reads per-node counters (CO-RE, at slots from
+ * hand-kept lists on every kernel). Under auto any disagreement sends the
+ * sampler on to the next backend (text reads every stat). Configured
+ * explicitly, the stats that disagree are left out (an error with strict
+ * stats) and the backend opens again without them, checked again.
+ */
+static int try_checked(struct sampler *s, const struct sampler_opts *opts, enum sampler_backend backend,
+		       const struct sampler_backend_ops *ops, char *why, size_t why_len)
+{
+	const char *name = sampler_backend_name(backend);
+	bool explicit = opts->backend == backend;
 	const struct stat_def **bad;
 	char names[256];
 	size_t nr_bad;
 	int err, attempt;
 
-	bad = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + 1, sizeof(bad[0]));
+	bad = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + s->nr_node_columns + 1, sizeof(bad[0]));
 	if (!bad)
 		return -ENOMEM;
 	for (attempt = 0; attempt < 2; attempt++) {
-		err = try_backend(s, SAMPLER_BPF_CORE, &sampler_bpf_core_ops, opts, why, why_len);
-		if (err)
+		err = try_backend(s, backend, ops, opts, why, why_len);
+		if (err || (backend == SAMPLER_BPF && !has_node_columns(s)))
 			break;
 		err = core_check(s, bad + s->nr_excluded, &nr_bad, names, sizeof(names));
 		if (!err)
@@ -193,19 +210,19 @@ static int try_bpf_core(struct sampler *s, const struct sampler_opts *opts, char
 		s->ops = NULL;
 		if (err != -EPROTO)
 			break;
-		snprintf(why, why_len, "its start-up check found values that disagree with memory.stat "
-			 "(%s): this kernel's counter layout is not one it knows", names);
+		snprintf(why, why_len, "its start-up check found values that disagree with memory.stat or "
+			 "memory.numa_stat (%s): this kernel's counter layout is not one it knows", names);
 		err = -EOPNOTSUPP;
 		if (!explicit || attempt == 1)
 			break;
 		if (opts->strict_stats) {
-			mb_err("stats %s are not available: they disagree with memory.stat (bpf-core start-up check)",
-			       names);
+			mb_err("stats %s are not available: they disagree with the files (%s start-up check)",
+			       names, name);
 			err = -ENOENT;
 			break;
 		}
-		mb_err("bpf-core: the start-up check found these stats disagree with memory.stat, not sampled: %s",
-		       names);
+		mb_err("%s: the start-up check found these stats disagree with the files, not sampled: %s",
+		       name, names);
 		s->excluded = bad;
 		s->nr_excluded += nr_bad;
 	}
@@ -230,7 +247,7 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 	}
 	bpf_why[0] = '\0';
 	if (opts->backend != SAMPLER_BPF_CORE) {
-		err = try_backend(s, SAMPLER_BPF, &sampler_bpf_ops, opts, bpf_why, sizeof(bpf_why));
+		err = try_checked(s, opts, SAMPLER_BPF, &sampler_bpf_ops, bpf_why, sizeof(bpf_why));
 		if (!err) {
 			mb_notice("backend bpf: %s", bpf_why[0] ? bpf_why : "kernel has the memcg kfuncs");
 			return 0;
@@ -242,7 +259,7 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 		if (!bpf_why[0])
 			snprintf(bpf_why, sizeof(bpf_why), "the bpf backend failed to load (%s)", strerror(-err));
 	}
-	err = try_bpf_core(s, opts, core_why, sizeof(core_why));
+	err = try_checked(s, opts, SAMPLER_BPF_CORE, &sampler_bpf_core_ops, core_why, sizeof(core_why));
 	if (!err) {
 		mb_notice("backend bpf-core: %s%s%s", bpf_why, bpf_why[0] ? "; " : "", core_why);
 		return 0;
@@ -284,6 +301,54 @@ static int open_oom_tracker(struct sampler *s)
 	return report_unavailable(s, column, why[0] ? why : strerror(-err));
 }
 
+/*
+ * The per-node columns of opts->numa_stats: one per stat per NUMA node with
+ * memory. A kernel without NUMA, or a node list this version cannot take,
+ * gives none, with a warning (an error with strict stats).
+ */
+static int expand_node_columns(struct sampler *s, const struct sampler_opts *opts)
+{
+	unsigned int nodes[STAT_MAX_NODES];
+	size_t nr_nodes = 0;
+	int err;
+
+	if (!opts->nr_numa_stats)
+		return 0;
+	err = numa_nodes_with_memory(STAT_MAX_NODES, nodes, STAT_MAX_NODES, &nr_nodes);
+	if (err) {
+		const char *why = err == -ENOENT ? "this kernel has no NUMA support (no " NUMA_NODES_WITH_MEMORY ")" :
+			err == -ERANGE ? "a node id in " NUMA_NODES_WITH_MEMORY " is above the 63 this version takes" :
+			"cannot read " NUMA_NODES_WITH_MEMORY;
+
+		if (s->strict_stats) {
+			mb_err("per-node stats are not available: %s", why);
+			return -ENOENT;
+		}
+		mb_warn("per-node stats are not sampled: %s", why);
+		return 0;
+	}
+	if (opts->nr_stats + opts->nr_numa_stats * nr_nodes > SAMPLER_MAX_COLUMNS) {
+		mb_err("%zu stats and %zu per-node stats on %zu NUMA nodes make %zu columns; at most %d are taken: "
+		       "select fewer per-node stats", opts->nr_stats, opts->nr_numa_stats, nr_nodes,
+		       opts->nr_stats + opts->nr_numa_stats * nr_nodes, SAMPLER_MAX_COLUMNS);
+		return -E2BIG;
+	}
+	s->node_columns = calloc(opts->nr_numa_stats * nr_nodes, sizeof(s->node_columns[0]));
+	if (!s->node_columns)
+		return -ENOMEM;
+	for (size_t i = 0; i < opts->nr_numa_stats; i++)
+		for (size_t n = 0; n < nr_nodes; n++) {
+			const struct stat_def *col = stat_on_node(opts->numa_stats[i], nodes[n]);
+
+			if (!col) {
+				mb_err("'%s' is not a per-node stat", opts->numa_stats[i]->name);
+				return -EINVAL;
+			}
+			s->node_columns[s->nr_node_columns++] = col;
+		}
+	return 0;
+}
+
 int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 {
 	struct sampler *s;
@@ -293,16 +358,20 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->strict_stats = opts->strict_stats;
+	err = expand_node_columns(s, opts);
+	if (err)
+		goto free_sampler;
 	/* room for every input of every derived stat, and the rank stat */
-	s->stats = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + 2, sizeof(s->stats[0]));
+	s->stats = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + s->nr_node_columns + 2, sizeof(s->stats[0]));
 	s->derived = calloc(opts->nr_stats + 1, sizeof(s->derived[0]));
 	if (!s->stats || !s->derived) {
 		err = -ENOMEM;
 		goto free_sampler;
 	}
 	s->max_depth = opts->max_depth;
-	s->strict_stats = opts->strict_stats;
 	s->quiet_drops = opts->default_stats;
+	s->backend_chosen = opts->backend != SAMPLER_AUTO;
 	err = cgroup_mount_resolve(opts->cgroup_root ? opts->cgroup_root : "/sys/fs/cgroup", &s->mount);
 	if (err)
 		goto free_sampler;
@@ -313,7 +382,7 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	if (err)
 		goto close_backend;
 	/* no stats requested is a bare walk (the benchmark's baseline) */
-	if (s->nr_shown == 0 && opts->nr_stats > 0) {
+	if (s->nr_shown == 0 && (opts->nr_stats > 0 || s->nr_node_columns > 0)) {
 		mb_err("none of the selected stats is available on this kernel");
 		err = -ENOENT;
 		goto close_backend;
@@ -325,6 +394,7 @@ close_backend:
 	oom_tracker_close(s->oom);
 	s->ops->close(s);
 free_sampler:
+	free(s->node_columns);
 	free(s->excluded);
 	free(s->stats);
 	free(s->derived);
@@ -373,6 +443,7 @@ void sampler_close(struct sampler *s)
 	oom_tracker_close(s->oom);
 	if (s->ops)
 		s->ops->close(s);
+	free(s->node_columns);
 	free(s->excluded);
 	free(s->stats);
 	free(s->derived);

@@ -37,7 +37,17 @@ struct sampler_opts {
 	bool strict_stats;                /* a stat the kernel lacks is an error, not a warning */
 	bool default_stats;               /* stats is the default set: what a kernel lacks is a notice */
 	const struct stat_def *rank_stat; /* sampled as a hidden column when not requested (the cgroup budget ranks by it); NULL: none */
+	/*
+	 * Per-node stats (numa_stat_catalog() templates): one shown column
+	 * per stat per NUMA node with memory, after the stats, stat by stat
+	 * in node order (stat_on_node()). nr_stats may be 0 with them.
+	 */
+	const struct stat_def **numa_stats;
+	size_t nr_numa_stats;
 };
+
+/* The most shown columns a sampler takes (stats, and per-node stats times nodes). */
+#define SAMPLER_MAX_COLUMNS 128
 
 struct sampler;
 
@@ -57,7 +67,7 @@ int sampler_sample(struct sampler *s, struct sample_table *t);
 int sampler_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships);
 /* Initialises @t with the columns this sampler produces. */
 void sampler_table_init(const struct sampler *s, struct sample_table *t);
-/* The table column (shown or hidden) of stat @name, or SIZE_MAX when it is not sampled. */
+/* The table column (shown or hidden) of stat @name (not a per-node one), or SIZE_MAX when it is not sampled. */
 size_t sampler_column_of(const struct sampler *s, const char *name);
 /* The backend that runs (never SAMPLER_AUTO). */
 enum sampler_backend sampler_backend_used(const struct sampler *s);

@@ -38,6 +38,9 @@ struct sampler {
 	size_t nr_stats;               /* all columns: what the backends sample */
 	size_t nr_shown;               /* the first nr_shown columns are the table's stats */
 	bool quiet_drops;              /* a missing stat is worth a notice, not a warning */
+	bool backend_chosen;           /* the configuration named the backend (not auto) */
+	const struct stat_def **node_columns; /* the per-node columns asked for (stat_on_node()) */
+	size_t nr_node_columns;
 	const struct stat_def **excluded; /* left out before the backend opens (bpf-core check) */
 	size_t nr_excluded;
 	struct derived_column *derived;

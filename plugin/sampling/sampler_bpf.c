@@ -265,6 +265,25 @@ static void vmstat_spans(const struct bpf_backend *b, struct memcg_span span[2])
 	}
 }
 
+/* The slots of the per-node state[] the reads use: the walk copies them once per node. */
+static void node_span(const struct bpf_backend *b, struct memcg_span *span)
+{
+	__u32 lo = UINT32_MAX, hi = 0;
+
+	for (unsigned int i = 0; i < b->nr_reads; i++) {
+		__u32 slot = b->reads[i].index & 0xffff;
+
+		if (b->reads[i].kind != MEMCG_READ_NODE_STATE)
+			continue;
+		lo = slot < lo ? slot : lo;
+		hi = slot + 1 > hi ? slot + 1 : hi;
+	}
+	span->lo = hi ? lo : 0;
+	span->n = hi ? hi - lo : 0;
+	if (span->n > MEMCG_NODE_SPAN_MAX) /* never with today's layouts; the slots past it read as missing */
+		span->n = MEMCG_NODE_SPAN_MAX;
+}
+
 static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iter_opts);
@@ -287,6 +306,9 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	b->skel->rodata->cgroup_v1 = b->root_usage_fd >= 0;
 	b->skel->rodata->rank_read = b->rank_read;
 	vmstat_spans(b, (struct memcg_span *)b->skel->rodata->vmstat_span);
+	b->skel->rodata->nr_nodes = b->nr_nodes;
+	memcpy((void *)b->skel->rodata->node_ids, b->node_ids, sizeof(b->node_ids));
+	node_span(b, (struct memcg_span *)&b->skel->rodata->node_span);
 	for (f = MEMCG_WALK_KFUNC; f <= MEMCG_WALK_CORE; f++)
 		bpf_program__set_autoload(walk_program(b, f), f == b->flavor);
 	err = bpf_map__set_value_size(b->skel->maps.records, b->stride);
@@ -349,9 +371,33 @@ static void find_rank_read(const struct sampler *s, struct bpf_backend *b)
 	b->rank_column = c;
 }
 
+/*
+ * Where the per-node counters are, when a per-node column is sampled. A
+ * layout this version does not know sends auto on to the next backend
+ * (text reads memory.numa_stat); with the backend configured, the per-node
+ * columns are dropped, saying why (bpf_resolve_stats()).
+ */
+static int open_node_layout(const struct sampler *s, struct bpf_backend *b, const struct btf *btf, char *why,
+			    size_t why_len)
+{
+	bool wanted = false;
+	int err;
+
+	for (size_t c = 0; c < s->nr_stats; c++)
+		wanted |= s->stats[c]->node != NULL;
+	if (!wanted)
+		return 0;
+	err = memcg_node_layout_open(btf, &b->node_layout, b->node_why, sizeof(b->node_why));
+	if (err == -EOPNOTSUPP && !s->backend_chosen) {
+		snprintf(why, why_len, "per-node stats: %s", b->node_why);
+		return err;
+	}
+	return err == -EOPNOTSUPP ? 0 : err;
+}
+
 static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 {
-	char desc[320];
+	char desc[512];
 	struct btf *btf = NULL;
 	struct bpf_backend *b;
 	int err;
@@ -384,6 +430,9 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 		mb_err("cannot open cgroup root %s: %s", s->mount.dir, strerror(-err));
 		goto free_btf;
 	}
+	err = open_node_layout(s, b, btf, why, why_len);
+	if (err)
+		goto free_btf;
 	err = bpf_resolve_stats(s, b, btf);
 	if (err)
 		goto free_btf;
@@ -395,9 +444,17 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 			 b->flavor == MEMCG_WALK_CORE_FLUSH ? "cgroup_rstat_flush()" : "reading the root's memory.stat");
 	else
 		snprintf(desc, sizeof(desc), "kernel has the memcg kfuncs");
+	if (b->node_layout) {
+		size_t len = strlen(desc);
+
+		snprintf(desc + len, sizeof(desc) - len, "; %s on %u NUMA nodes", memcg_node_layout_describe(b->node_layout),
+			 b->nr_nodes);
+	}
 	/* every value is resolved: libbpf's load parses its own copy */
 	memcg_layout_free(b->layout);
 	b->layout = NULL;
+	memcg_node_layout_free(b->node_layout);
+	b->node_layout = NULL;
 	btf__free(btf);
 	btf = NULL;
 	if (b->flavor == MEMCG_WALK_CORE) {
@@ -431,6 +488,8 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 free_btf:
 	memcg_layout_free(b->layout);
 	b->layout = NULL;
+	memcg_node_layout_free(b->node_layout);
+	b->node_layout = NULL;
 	btf__free(btf);
 	return err; /* on error the caller calls bpf_close() */
 }

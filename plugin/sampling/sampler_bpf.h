@@ -33,6 +33,10 @@ struct bpf_column {
 struct bpf_backend {
 	enum memcg_walk_flavor flavor;
 	struct memcg_layout *layout; /* bpf-core: where the counters are; during open only */
+	struct memcg_node_layout *node_layout; /* per-node columns: where their counters are; during open only */
+	char node_why[200];          /* why there is no node_layout */
+	__u32 node_ids[MEMCG_MAX_NODES]; /* the nodes of the per-node columns, in order */
+	__u32 nr_nodes;
 	int flush_fd;                /* bpf-core without a flush kfunc: the root's memory.stat */
 	int root_usage_fd;           /* cgroup v1: the walk root's memory.usage_in_bytes */
 	struct memcg_sample_bpf *skel;

@@ -32,6 +32,7 @@
 #include "base/log.h"
 #include "base/u64_map.h"
 #include "sampling/memory_stat_parse.h"
+#include "sampling/numa_stat_parse.h"
 #include "sampling/sample_table.h"
 #include "sampling/sampler_backend.h"
 
@@ -46,6 +47,7 @@ struct text_file {
 	bool needed;
 	bool limit;                        /* STAT_FORMAT_NUMBER: a limit, "max" or the page counter's max */
 	struct memory_stat_parser *parser; /* STAT_FORMAT_KEYED */
+	struct numa_stat_parser *numa;     /* STAT_FORMAT_NODES */
 	size_t *cols;                      /* NUMBER, PRESSURE: the columns it fills */
 	const char **keys;                 /* PRESSURE: "some" or "full" per column */
 	size_t nr_cols;
@@ -256,6 +258,9 @@ static void parse_file(struct text_priv *pr, const struct text_file *tf, size_t 
 	case STAT_FORMAT_NUMBER:
 		parse_number(pr, tf, len);
 		break;
+	case STAT_FORMAT_NODES:
+		numa_stat_parse(tf->numa, pr->buf, len, pr->scratch);
+		break;
 	case STAT_FORMAT_PRESSURE:
 		for (size_t c = 0; c < tf->nr_cols; c++) {
 			if (memory_stat_parse_pressure(pr->buf, len, tf->keys[c], &v) == 0)
@@ -308,7 +313,9 @@ static enum outcome read_cgroup(struct sampler *s, struct text_priv *pr, struct 
 		size_t len;
 
 		result[f] = 0;
-		if (!tf->needed || (stat_only && f != STAT_FILE_MEMORY_STAT) || (only >= 0 && f != only))
+		/* the v2 root has memory.stat and memory.numa_stat of the memory files */
+		if (!tf->needed || (stat_only && f != STAT_FILE_MEMORY_STAT && f != STAT_FILE_NUMA_STAT) ||
+		    (only >= 0 && f != only))
 			continue;
 		if (fd < 0) {
 			fd = open_file(pr->root_fd, e->path, tf->name);
@@ -438,6 +445,10 @@ static const char *missing_why(const struct sampler *s, const struct stat_def *d
 	if (def->file == STAT_FILE_PRESSURE)
 		return "no cgroup has memory.pressure: PSI is off (psi=0 on the kernel command line, "
 		       "or a kernel without CONFIG_PSI)";
+	if (def->file == STAT_FILE_NUMA_STAT && !file_found)
+		return "no cgroup has memory.numa_stat: a kernel without CONFIG_NUMA";
+	if (def->file == STAT_FILE_NUMA_STAT)
+		return "not in memory.numa_stat on this kernel";
 	if (!file_found)
 		return "no cgroup has its file on this kernel";
 	return def->file == STAT_FILE_MEMORY_STAT ? "not in memory.stat on this kernel"
@@ -462,7 +473,7 @@ static char *column_field(const struct sampler *s, const struct stat_def *def, c
 		*why = missing_why(s, def, false);
 		return NULL;
 	}
-	if (format != STAT_FORMAT_KEYED)
+	if (format != STAT_FORMAT_KEYED && format != STAT_FORMAT_NODES)
 		name = stat_key(def, 2); /* number and PSI files: one key on both versions */
 	if (s->mount.version == 1 && def->file == STAT_FILE_MEMORY_STAT && strncmp(name, "total_", 6) != 0) {
 		size_t len = strlen(name);
@@ -481,6 +492,8 @@ static char *column_field(const struct sampler *s, const struct stat_def *def, c
 		return field;
 	if (format == STAT_FORMAT_PRESSURE)
 		err = memory_stat_parse_pressure(probe, probe_len, field, &v);
+	else if (format == STAT_FORMAT_NODES)
+		err = numa_stat_has_key(probe, probe_len, field) ? 0 : -ENOENT;
 	else
 		err = memory_stat_find(probe, probe_len, field, &v);
 	if (err == -ENOENT) {
@@ -489,6 +502,23 @@ static char *column_field(const struct sampler *s, const struct stat_def *def, c
 		return NULL;
 	}
 	return field;
+}
+
+/* memory.numa_stat's parser: v2 prints memory.stat's units, v1 pages. */
+static int make_numa_parser(const struct sampler *s, struct text_file *tf, const char **names, const size_t *slots,
+			    size_t n)
+{
+	unsigned int *nodes = calloc(n ? n : 1, sizeof(*nodes));
+	int err;
+
+	if (!nodes)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		nodes[k] = s->stats[slots[k]]->node_id;
+	err = numa_stat_parser_new(names, nodes, slots, n,
+				   s->mount.version == 1 ? (uint64_t)sysconf(_SC_PAGESIZE) : 1, &tf->numa);
+	free(nodes);
+	return err;
 }
 
 /* Drops the columns this kernel lacks and makes the parsers for the rest. */
@@ -570,6 +600,12 @@ static int setup_columns(struct sampler *s, struct text_priv *pr)
 		}
 		if (tf->format == STAT_FORMAT_KEYED) {
 			err = memory_stat_parser_new(names, slots, n, &tf->parser);
+			if (err)
+				goto free_fields;
+			continue;
+		}
+		if (tf->format == STAT_FORMAT_NODES) {
+			err = make_numa_parser(s, tf, names, slots, n);
 			if (err)
 				goto free_fields;
 			continue;
@@ -697,6 +733,7 @@ static void text_close(struct sampler *s)
 		u64_map_remove_if(pr->states, state_free, pr);
 	for (int f = 0; f < NR_FILES; f++) {
 		memory_stat_parser_free(pr->files[f].parser);
+		numa_stat_parser_free(pr->files[f].numa);
 		free(pr->files[f].cols);
 		free(pr->files[f].keys);
 	}

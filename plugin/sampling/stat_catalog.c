@@ -7,6 +7,7 @@
 #include "sampling/stat_catalog.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,90 @@ static const struct stat_def catalog[] = {
 
 #define CATALOG_SIZE (ARRAY_SIZE(catalog))
 
+/*
+ * memory.numa_stat's node-level stats, in its order (Linux 7.2), as
+ * templates: memory_numa_stat_show() prints each node's hierarchical
+ * lruvec counter in memory.stat's unit. Cgroup v1's memcg_numa_stat_show()
+ * prints pages of LRU lists instead: its hierarchical_anon is both anon
+ * lists, and so on (v1_kernel).
+ */
+#define NODE_PAGES(n, k) { .name = n, .file = STAT_FILE_NUMA_STAT, .unit = STAT_UNIT_BYTES, \
+			   .type = STAT_GAUGE, .kernel = { k } }
+#define NODE_LRU(n, k, v1k) { .name = n, .file = STAT_FILE_NUMA_STAT, .unit = STAT_UNIT_BYTES, \
+			      .type = STAT_GAUGE, .kernel = { k }, .v1_name = "hierarchical_" n, .v1_kernel = v1k }
+#define NODE_EVENTS(n, k) { .name = n, .file = STAT_FILE_NUMA_STAT, .unit = STAT_UNIT_COUNT, \
+			    .count_unit = "{page}", .type = STAT_COUNTER, .kernel = { k } }
+
+static const struct stat_def numa_catalog[] = {
+	NODE_LRU("anon", "NR_ANON_MAPPED", "NR_INACTIVE_ANON+NR_ACTIVE_ANON"),
+	NODE_LRU("file", "NR_FILE_PAGES", "NR_INACTIVE_FILE+NR_ACTIVE_FILE"),
+	NODE_PAGES("kernel_stack", "NR_KERNEL_STACK_KB"),
+	NODE_PAGES("pagetables", "NR_PAGETABLE"),
+	NODE_PAGES("shmem", "NR_SHMEM"),
+	NODE_PAGES("file_mapped", "NR_FILE_MAPPED"),
+	NODE_PAGES("file_dirty", "NR_FILE_DIRTY"),
+	NODE_PAGES("file_writeback", "NR_WRITEBACK"),
+	NODE_PAGES("swapcached", "NR_SWAPCACHE"),
+	NODE_PAGES("anon_thp", "NR_ANON_THPS"),
+	NODE_PAGES("file_thp", "NR_FILE_THPS"),
+	NODE_PAGES("shmem_thp", "NR_SHMEM_THPS"),
+	NODE_PAGES("inactive_anon", "NR_INACTIVE_ANON"),
+	NODE_PAGES("active_anon", "NR_ACTIVE_ANON"),
+	NODE_PAGES("inactive_file", "NR_INACTIVE_FILE"),
+	NODE_PAGES("active_file", "NR_ACTIVE_FILE"),
+	NODE_LRU("unevictable", "NR_UNEVICTABLE", "NR_UNEVICTABLE"),
+	NODE_PAGES("slab_reclaimable", "NR_SLAB_RECLAIMABLE_B"),
+	NODE_PAGES("slab_unreclaimable", "NR_SLAB_UNRECLAIMABLE_B"),
+	NODE_EVENTS("workingset_refault_anon", "WORKINGSET_REFAULT_ANON"),
+	NODE_EVENTS("workingset_refault_file", "WORKINGSET_REFAULT_FILE"),
+	NODE_EVENTS("workingset_activate_anon", "WORKINGSET_ACTIVATE_ANON"),
+	NODE_EVENTS("workingset_activate_file", "WORKINGSET_ACTIVATE_FILE"),
+	NODE_EVENTS("workingset_restore_anon", "WORKINGSET_RESTORE_ANON"),
+	NODE_EVENTS("workingset_restore_file", "WORKINGSET_RESTORE_FILE"),
+	NODE_EVENTS("workingset_nodereclaim", "WORKINGSET_NODERECLAIM"),
+};
+
+#define NUMA_CATALOG_SIZE (ARRAY_SIZE(numa_catalog))
+
+/* The per-node columns: made once, kept for the process's life. */
+struct node_column {
+	struct stat_def def;
+	char node[12];
+	char column[64];
+};
+
+static struct node_column node_columns[STAT_MAX_NODES][NUMA_CATALOG_SIZE];
+static pthread_once_t node_columns_once = PTHREAD_ONCE_INIT;
+
+static void make_node_columns(void)
+{
+	for (unsigned int n = 0; n < STAT_MAX_NODES; n++)
+		for (size_t i = 0; i < NUMA_CATALOG_SIZE; i++) {
+			struct node_column *nc = &node_columns[n][i];
+
+			nc->def = numa_catalog[i];
+			snprintf(nc->node, sizeof(nc->node), "%u", n);
+			snprintf(nc->column, sizeof(nc->column), "numa_%s_N%u", numa_catalog[i].name, n);
+			nc->def.node = nc->node;
+			nc->def.node_id = n;
+			nc->def.column = nc->column;
+		}
+}
+
+const struct stat_def *numa_stat_catalog(size_t *count)
+{
+	*count = NUMA_CATALOG_SIZE;
+	return numa_catalog;
+}
+
+const struct stat_def *stat_on_node(const struct stat_def *tmpl, unsigned int node)
+{
+	if (tmpl < numa_catalog || tmpl >= numa_catalog + NUMA_CATALOG_SIZE || node >= STAT_MAX_NODES)
+		return NULL;
+	pthread_once(&node_columns_once, make_node_columns);
+	return &node_columns[node][tmpl - numa_catalog].def;
+}
+
 const char *const STAT_DEFAULT_LIST =
 	"anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,"
 	"pgfault,pgmajfault,workingset_refault_file,usage,working_set,memory_max,memory_high,"
@@ -181,6 +266,7 @@ static const struct {
 	[STAT_FILE_SWAP_MAX] = { "memory.swap.max", NULL, STAT_FORMAT_NUMBER },
 	[STAT_FILE_SOFT_LIMIT] = { NULL, "memory.soft_limit_in_bytes", STAT_FORMAT_NUMBER },
 	[STAT_FILE_PRESSURE] = { "memory.pressure", NULL, STAT_FORMAT_PRESSURE },
+	[STAT_FILE_NUMA_STAT] = { "memory.numa_stat", "memory.numa_stat", STAT_FORMAT_NODES },
 	[STAT_FILE_OOM_TRACKER] = { NULL, NULL, STAT_FORMAT_NONE },
 	[STAT_FILE_DERIVED] = { NULL, NULL, STAT_FORMAT_NONE },
 };
@@ -217,7 +303,8 @@ bool stat_on_version(const struct stat_def *def, int version)
 		return true;
 	if (!stat_file_name(def->file, version))
 		return false;
-	return files[def->file].format != STAT_FORMAT_KEYED || stat_key(def, version);
+	return (files[def->file].format != STAT_FORMAT_KEYED && files[def->file].format != STAT_FORMAT_NODES) ||
+	       stat_key(def, version);
 }
 
 const struct stat_def *stat_catalog(size_t *count)
@@ -226,12 +313,22 @@ const struct stat_def *stat_catalog(size_t *count)
 	return catalog;
 }
 
+static const struct stat_def *lookup_in(const struct stat_def *cat, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(cat[i].name, name) == 0)
+			return &cat[i];
+	return NULL;
+}
+
 const struct stat_def *stat_lookup(const char *name)
 {
-	for (size_t i = 0; i < CATALOG_SIZE; i++)
-		if (strcmp(catalog[i].name, name) == 0)
-			return &catalog[i];
-	return NULL;
+	return lookup_in(catalog, CATALOG_SIZE, name);
+}
+
+const struct stat_def *numa_stat_lookup(const char *name)
+{
+	return lookup_in(numa_catalog, NUMA_CATALOG_SIZE, name);
 }
 
 /* Levenshtein distance, capped at the 64-byte names the catalog has. */
@@ -277,7 +374,7 @@ static unsigned int closeness(const char *name, const char *candidate)
 	return head < whole ? head : whole;
 }
 
-int stat_suggest(const char *name, char *buf, size_t len, int max)
+static int suggest_in(const struct stat_def *cat, size_t nr, const char *name, char *buf, size_t len, int max)
 {
 	int picked[CATALOG_SIZE] = { 0 };
 	size_t off = 0;
@@ -285,12 +382,12 @@ int stat_suggest(const char *name, char *buf, size_t len, int max)
 
 	if (len)
 		buf[0] = '\0';
-	for (n = 0; n < max && (size_t)n < CATALOG_SIZE; n++) {
+	for (n = 0; n < max && (size_t)n < nr && nr <= CATALOG_SIZE; n++) {
 		unsigned int best_score = ~0u;
 		size_t best = 0;
 
-		for (size_t i = 0; i < CATALOG_SIZE; i++) {
-			unsigned int score = closeness(name, catalog[i].name);
+		for (size_t i = 0; i < nr; i++) {
+			unsigned int score = closeness(name, cat[i].name);
 
 			if (!picked[i] && score < best_score) {
 				best_score = score;
@@ -299,9 +396,14 @@ int stat_suggest(const char *name, char *buf, size_t len, int max)
 		}
 		picked[best] = 1;
 		if (off < len)
-			off += snprintf(buf + off, len - off, "%s%s", n ? ", " : "", catalog[best].name);
+			off += snprintf(buf + off, len - off, "%s%s", n ? ", " : "", cat[best].name);
 	}
 	return n;
+}
+
+int stat_suggest(const char *name, char *buf, size_t len, int max)
+{
+	return suggest_in(catalog, CATALOG_SIZE, name, buf, len, max);
 }
 
 static int add_unique(const struct stat_def *def, const struct stat_def **out, size_t max, size_t *count)
@@ -319,15 +421,16 @@ static int add_unique(const struct stat_def *def, const struct stat_def **out, s
  * The errors name the config key and the value as every config error does,
  * or, from the command line, the stat and the way to list them.
  */
-static void log_unknown(const char *key, const char *name)
+static void log_unknown(const struct stat_def *cat, size_t nr, const char *key, const char *name)
 {
+	const char *what = cat == numa_catalog ? "per-node stat" : "stat";
 	char near[256];
 
-	stat_suggest(name, near, sizeof(near), 5);
+	suggest_in(cat, nr, name, near, sizeof(near), 5);
 	if (key)
-		mb_err("%s \"%s\": unknown stat; nearest valid names: %s", key, name, near);
+		mb_err("%s \"%s\": unknown %s; nearest valid names: %s", key, name, what, near);
 	else
-		mb_err("unknown stat '%s'; nearest valid names: %s (see --list-stats)", name, near);
+		mb_err("unknown %s '%s'; nearest valid names: %s (see --list-stats)", what, name, near);
 }
 
 static void log_too_many(const char *key, const char *name, size_t max)
@@ -338,18 +441,19 @@ static void log_too_many(const char *key, const char *name, size_t max)
 		mb_err("too many stats selected (at most %zu)", max);
 }
 
-int stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count)
+static int select_in(const struct stat_def *cat, size_t nr, const char *key, const char *name,
+		     const struct stat_def **out, size_t max, size_t *count)
 {
 	const struct stat_def *def;
 	int err = 0;
 
 	if (strcasecmp(name, "all") == 0) {
-		for (size_t i = 0; i < CATALOG_SIZE && !err; i++)
-			err = add_unique(&catalog[i], out, max, count);
+		for (size_t i = 0; i < nr && !err; i++)
+			err = add_unique(&cat[i], out, max, count);
 	} else {
-		def = stat_lookup(name);
+		def = lookup_in(cat, nr, name);
 		if (!def) {
-			log_unknown(key, name);
+			log_unknown(cat, nr, key, name);
 			return -EINVAL;
 		}
 		err = add_unique(def, out, max, count);
@@ -359,19 +463,40 @@ int stat_select(const char *key, const char *name, const struct stat_def **out, 
 	return err;
 }
 
-int stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count)
+int stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count)
+{
+	return select_in(catalog, CATALOG_SIZE, key, name, out, max, count);
+}
+
+int numa_stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count)
+{
+	return select_in(numa_catalog, NUMA_CATALOG_SIZE, key, name, out, max, count);
+}
+
+static int parse_list_in(const struct stat_def *cat, size_t nr, const char *list, const char *fallback,
+			 const struct stat_def **out, size_t max, size_t *count)
 {
 	char *copy, *tok, *save = NULL;
 	int err = 0;
 
 	*count = 0;
 	if (!list || !*list)
-		list = STAT_DEFAULT_LIST;
+		list = fallback;
 	copy = strdup(list);
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ", \t\n", &save); tok && !err; tok = strtok_r(NULL, ", \t\n", &save))
-		err = stat_select(NULL, tok, out, max, count);
+		err = select_in(cat, nr, NULL, tok, out, max, count);
 	free(copy);
 	return err;
+}
+
+int stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count)
+{
+	return parse_list_in(catalog, CATALOG_SIZE, list, STAT_DEFAULT_LIST, out, max, count);
+}
+
+int numa_stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count)
+{
+	return parse_list_in(numa_catalog, NUMA_CATALOG_SIZE, list, "all", out, max, count);
 }

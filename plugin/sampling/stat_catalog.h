@@ -41,6 +41,7 @@ enum stat_file {
 	STAT_FILE_SWAP_MAX,            /* memory.swap.max */
 	STAT_FILE_SOFT_LIMIT,          /* v1 only: memory.soft_limit_in_bytes */
 	STAT_FILE_PRESSURE,            /* memory.pressure (PSI) */
+	STAT_FILE_NUMA_STAT,           /* memory.numa_stat: one value per NUMA node (v1: its hierarchical_* lines) */
 	STAT_FILE_OOM_TRACKER,         /* no file: counted by the BPF OOM tracker (sampling/oom_tracker.h) */
 	STAT_FILE_DERIVED,             /* computed from other stats (stat_def.inputs) */
 	NR_STAT_FILES,
@@ -51,6 +52,7 @@ enum stat_format {
 	STAT_FORMAT_KEYED,    /* "key value" lines */
 	STAT_FORMAT_NUMBER,   /* one number, or "max" for no limit */
 	STAT_FORMAT_PRESSURE, /* "some avg10=... total=N" and "full ..." lines */
+	STAT_FORMAT_NODES,    /* "key N0=v N1=v" lines (v1: "key=sum N0=v N1=v", in pages) */
 	STAT_FORMAT_NONE,     /* no file: derived, or counted by the OOM tracker */
 };
 
@@ -93,7 +95,18 @@ struct stat_def {
 	const char *kernel[STAT_MAX_TERMS];    /* alternatives, NULL-terminated; none for counters */
 	const char *v1_name;                   /* key in a keyed v1 file, or NULL */
 	const char *inputs[STAT_MAX_INPUTS];   /* derived: the stats it is computed from */
+	/* per-node stats (memory.numa_stat): */
+	const char *v1_kernel;                 /* cgroup v1: the constants its v1 line sums ('+'-joined) */
+	const char *node;                      /* a per-node column: its node id in decimal; NULL otherwise */
+	unsigned int node_id;
+	const char *column;                    /* a per-node column: "numa_<name>_N<node>"; NULL: name */
 };
+
+/* What names @def's column in a table, collectd's type instance and data source: column or name. */
+static inline const char *stat_column_name(const struct stat_def *def)
+{
+	return def->column ? def->column : def->name;
+}
 
 /* The key of @def in its (keyed) file under cgroup v@version, or NULL when v1 lacks it. */
 const char *stat_key(const struct stat_def *def, int version);
@@ -133,6 +146,28 @@ int stat_select(const char *key, const char *name, const struct stat_def **out, 
  * "" selects the default set.
  */
 int stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count);
+
+/*
+ * Per-node stats: the node-level stats of memory.numa_stat (cgroup v2's
+ * names; v1 has anon, file and unevictable, from its hierarchical_ lines),
+ * each a template that stat_on_node() makes one column per node of. Not
+ * in the catalog above: "all" there does not select them.
+ */
+#define STAT_MAX_NODES 64
+
+const struct stat_def *numa_stat_catalog(size_t *count);
+/* The per-node template named @name, or NULL. */
+const struct stat_def *numa_stat_lookup(const char *name);
+/*
+ * The column of template @tmpl on node @node: the same stat_def for the
+ * process's life (pointers compare); NULL when @node >= STAT_MAX_NODES
+ * or @tmpl is not a template.
+ */
+const struct stat_def *stat_on_node(const struct stat_def *tmpl, unsigned int node);
+/* As stat_select(), over the per-node templates ("all": every one). */
+int numa_stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count);
+/* As stat_parse_list(), over the per-node templates; NULL or "" selects them all. */
+int numa_stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count);
 
 /* The default selection, as a comma-separated list (documented in README). */
 extern const char *const STAT_DEFAULT_LIST;

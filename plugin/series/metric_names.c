@@ -16,7 +16,8 @@ int metric_name(const struct stat_def *def, char *buf, size_t len)
 		suffix = "_total";
 	else if (def->unit == STAT_UNIT_BYTES)
 		suffix = "_bytes";
-	n = snprintf(buf, len, METRIC_NAME_PREFIX "%s%s", def->name, suffix);
+	/* a per-node column: memcg_numa_<stat>..., its node in the label "node" */
+	n = snprintf(buf, len, METRIC_NAME_PREFIX "%s%s%s", def->node ? "numa_" : "", def->name, suffix);
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
 	return n;

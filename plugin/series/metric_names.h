@@ -5,7 +5,8 @@
  *   a gauge in bytes   memcg_<stat>_bytes     (memcg_anon_bytes, memcg_usage_bytes)
  *   a counter          memcg_<stat>_total     (memcg_pgfault_total, memcg_oom_kill_total)
  *   any other gauge    memcg_<stat>
- * <stat> is the memory.stat name, already [a-z0-9_].
+ * <stat> is the memory.stat name, already [a-z0-9_]. A per-node stat is
+ * memcg_numa_<stat>_bytes (or _total) with its node id in the label "node".
  * The plugin's own metrics are memcg_bpf_sender_<what>[_total|_seconds].
  *
  * Label names follow [a-zA-Z_][a-zA-Z0-9_]*; names starting with "__" are

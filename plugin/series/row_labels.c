@@ -169,6 +169,23 @@ void fill_row_template(struct row_template *rt, struct label_list *ll, const str
 	rt->key = series_key_labels(ll->l, ll->len, ll->n, rt->name_at);
 }
 
+/* A per-node column's item: the row's labels, __name__ and "node" (sorted and keyed here). */
+static int add_node_item(struct series_set *set, const struct row_template *rt, const struct series_item *proto,
+			 const char *node)
+{
+	struct label_list ll;
+
+	if (rt->n >= ARRAY_SIZE(ll.l))
+		return -E2BIG; /* cannot be: the template has room for one more */
+	memcpy(ll.l, rt->l, rt->n * sizeof(rt->l[0]));
+	memcpy(ll.len, rt->len, rt->n * sizeof(rt->len[0]));
+	ll.n = rt->n;
+	ll.l[rt->name_at].value = proto->name;
+	ll.len[rt->name_at].value = (uint32_t)strlen(proto->name);
+	label_list_add(&ll, "node", node);
+	return add_item_with_labels(set, proto, &ll);
+}
+
 int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
 		  const struct metric_name_len *name, uint64_t raw, bool stale, int64_t start_ms)
 {
@@ -186,6 +203,8 @@ int add_stat_item(struct series_set *set, const struct row_template *rt, const s
 	size_t at = set->nr_labels + rt->name_at;
 	int err;
 
+	if (def->node)
+		return add_node_item(set, rt, &proto, def->node);
 	err = add_item_sorted(set, &proto, rt->l, rt->len, rt->n);
 	if (err)
 		return err;

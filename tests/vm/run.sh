@@ -162,6 +162,13 @@ boot() {
 		*) die "MEMCG_BPF_VM_GUEST_ENV: '$kv' is not VMTEST_NAME=VALUE" ;;
 		esac
 	done
+	# the numa sets: two NUMA nodes, one vCPU and half the RAM each (a task's
+	# memory lands on the node of the CPU it runs on: taskset places it)
+	numa=
+	case $name in
+	numa*) numa="-object memory-backend-ram,id=m0,size=$((MEM / 2))M -numa node,nodeid=0,cpus=0,memdev=m0
+		-object memory-backend-ram,id=m1,size=$((MEM / 2))M -numa node,nodeid=1,cpus=1,memdev=m1" ;;
+	esac
 	echo "vm: booting $name ($vmlinuz), console in $console"
 	start=$(date +%s)
 	# Under TCG the kernel now and then panics while it boots (seen: an int3
@@ -177,7 +184,8 @@ boot() {
 		: > "$data"
 		rm -f "$scratch"
 		truncate -s 64M "$scratch"
-		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 \
+		# shellcheck disable=SC2086 # $numa is a list of words
+		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 $numa \
 			-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 			-display none -monitor none -no-reboot -nodefaults \
 			-serial "file:$console" -serial "file:$proto" -serial "file:$data" \

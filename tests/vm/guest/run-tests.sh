@@ -14,6 +14,7 @@
 . /vmtest/backends.sh
 . /vmtest/hostile.sh
 . /vmtest/budget.sh
+. /vmtest/numa.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -895,6 +896,16 @@ bench)
 	run_test bench_collectd t_bench_collectd
 	run_test bench_soak t_bench_soak
 	run_test bench_soak_sink t_bench_soak_sink
+	;;
+numa) # two NUMA nodes, 7.x: per-node stats, bpf and text (issue 32)
+	run_test numa_values t_numa_values
+	run_test numa_collectd t_numa_collectd
+	;;
+numa_core) # two NUMA nodes, 6.12: per-node stats, bpf-core and text
+	run_test numa_values t_numa_values
+	;;
+numa_bench) # per-node sampling at 1,000 and 10,000 cgroups (make bench, issue 32)
+	run_test numa_bench t_numa_bench
 	;;
 bench_budget) # the cgroup budget at 50,000 cgroups (issue 38)
 	run_test bench_budget t_bench_budget
