@@ -29,7 +29,14 @@ for the host: it is then reported as exempt, with the reason. Any other
 empty query fails, and so does an EXEMPT entry that names no query (the
 list is kept by hand, one reason per entry).
 
-Exit 0 when every query returned data or is exempt, 1 otherwise.
+Queries of series outside the default stat set, which a host ships only
+when its configuration asks for them (OPT_IN below: NumaStat, off by
+default), may stay empty only while the host ships no series of one of the
+metrics they read: they are then reported as "off", with the setting that
+would give them data. A host that ships those metrics must give them data
+like any other query.
+
+Exit 0 when every query returned data or is exempt or off, 1 otherwise.
 """
 import argparse
 import json
@@ -75,6 +82,18 @@ EXEMPT = {
         ("oom_kill", "cgroup v1 counts OOM kills per cgroup, not per subtree (memory.events is v2 only)"),
     "alert MemcgOOMKillInRemovedCgroup":
         ("oom_kill", "cgroup v1 counts OOM kills per cgroup, not per subtree (memory.events is v2 only)"),
+}
+
+
+# Queries that read series only a configuration setting ships, each with
+# the metrics they read and the setting. Only ever "off" when the host
+# ships no series of one of those metrics.
+NUMA_SERIES = ("memcg_numa_anon_bytes", "memcg_numa_file_bytes")
+NUMA_SETTING = 'NumaStat "anon" "file"'
+OPT_IN = {
+    "panel 'NUMA: per-node memory of the top cgroups' A": (NUMA_SERIES, NUMA_SETTING),
+    "panel 'NUMA: remote-node share of the top cgroups' A": (NUMA_SERIES, NUMA_SETTING),
+    "rule cgroup:memcg_numa_remote_share:ratio": (NUMA_SERIES, NUMA_SETTING),
 }
 
 
@@ -203,13 +222,24 @@ def main():
         print("unsubstituted variables in: %s" % leftover)
         return 1
     names = set(n for n, _ in queries) | set("alert " + n for n, _ in alert_rules(rules))
-    stale = sorted(set(EXEMPT) - names)
-    for n in stale:
-        print("EXEMPT  %s names no query of the dashboard or the rules" % n)
-        fail = 1
+    for table, entries in (("EXEMPT", EXEMPT), ("OPT_IN", OPT_IN)):
+        for n in sorted(set(entries) - names):
+            print("%-7s %s names no query of the dashboard or the rules" % (table, n))
+            fail = 1
+
+    shipped = {}
+
+    def unshipped(n):
+        # the OPT_IN metrics of query n that the host ships no series of
+        if n not in OPT_IN:
+            return []
+        for s in OPT_IN[n][0]:
+            if not shipped.get(s):
+                shipped[s] = bool(api(a.prom, "/api/v1/series", {"match[]": '%s{host="%s"}' % (s, a.host)}))
+        return [s for s in OPT_IN[n][0] if not shipped[s]]
 
     def may_be_empty(n):
-        return n in EXEMPT and EXEMPT[n][0] in missing
+        return (n in EXEMPT and EXEMPT[n][0] in missing) or bool(unshipped(n))
 
     # alerts: the expression evaluates; each series it reads exists for the host
     alerts = []
@@ -245,13 +275,25 @@ def main():
             return None
         return "no data: %s (%s; memcg-bpf-sample --list-stats), and the host ships no %s" % (why, stat, stat)
 
-    exempt = ok = 0
+    def off_reason(n):
+        # OPT_IN names it and the host does not ship what it reads
+        lacking = unshipped(n)
+        if not lacking:
+            return None
+        return "no data: the host ships no %s (%s not set)" % (", ".join(lacking), OPT_IN[n][1])
+
+    exempt = ok = off = 0
     for n, e in queries:
         r = result[n]
         if r:
             vals = [float(s["value"][1]) for s in r]
             print("ok      %-62s %3d series, values %g..%g" % (n, len(r), min(vals), max(vals)))
             ok += 1
+            continue
+        why = off_reason(n)
+        if why:
+            print("off     %-62s %s" % (n, why))
+            off += 1
             continue
         why = exempt_reason(n)
         if why:
@@ -266,6 +308,11 @@ def main():
             print("ok      %-62s evaluates; reads %s" % (n, ", ".join(ss)))
             ok += 1
             continue
+        why = off_reason(n)
+        if why:
+            print("off     %-62s %s" % (n, why))
+            off += 1
+            continue
         why = exempt_reason(n)
         if why:
             print("exempt  %-62s %s" % (n, why))
@@ -273,9 +320,9 @@ def main():
             continue
         print("EMPTY   %-62s no series of %s for the host" % (n, ", ".join(lacking)))
         fail = 1
-    print("%d queries (%d panel targets, %d recording rules, %d alerts): %d with data, %d exempt, %s" %
+    print("%d queries (%d panel targets, %d recording rules, %d alerts): %d with data, %d exempt, %d off, %s" %
           (len(queries) + len(alerts), len(panel_queries(dashboard)), len(rule_queries(rules, a.host)), len(alerts),
-           ok, exempt, "FAIL" if fail else "ok"))
+           ok, exempt, off, "FAIL" if fail else "ok"))
     return fail
 
 

@@ -20,6 +20,11 @@
 #    set against the limit, OOM-killed containers) find the right
 #    containers, an unlimited container's limit is 0, and the v1 host's
 #    docker container outside Kubernetes has its name as "name";
+#  - NUMA (the exporter ships NumaStat "anon" "file"): the NUMA panels and
+#    cgroup:memcg_numa_remote_share:ratio have data on both hosts (none
+#    "off"), the per-node panel one series per cgroup and node, and the
+#    share is 1 - the largest node's part for each cgroup, identity labels
+#    kept (0 everywhere on the one-node v1 host);
 #  - scripts/plot.py draws a PNG (valid signature and IHDR, 1600x1000) with
 #    series in each of its four panels for the v2 host, and for the v1 host
 #    with the pressure panel empty.
@@ -148,6 +153,27 @@ cad_check "cAdvisor: a docker container outside Kubernetes has its name as name,
 	"name=redis container= namespace= 503316480" name container namespace
 cad_check "cAdvisor: every cgroup of the v2 host has a working set series" \
 	'count(container_memory_working_set_bytes{host="synth-v2"}) == count(memcg_working_set_bytes{host="synth-v2"})' "6"
+
+# NUMA (the exporter ships NumaStat "anon" "file"): the panels and the rule
+# have data on both hosts, none "off"; the per-node panel one series per
+# cgroup and node; the remote-node share by value, with identity labels
+check "both hosts: the NUMA panels and rule have data (none off)" \
+	bash -c "! grep -q '^off' '$T/dashboard-synth-v2.txt' '$T/dashboard-synth-v1.txt'"
+check "v2 host: per-node panel, 2 cgroups at depth 1 x 2 nodes" \
+	grep -Eq "^ok +panel 'NUMA: per-node memory of the top cgroups' A +4 series" "$T/dashboard-synth-v2.txt"
+check "v1 host: per-node panel, /docker on the one node" \
+	grep -Eq "^ok +panel 'NUMA: per-node memory of the top cgroups' A +1 series" "$T/dashboard-synth-v1.txt"
+cad_check "NUMA: remote-node share (per mille) of each v2 cgroup, identity labels kept, no node" \
+	'round(1000 * cgroup:memcg_numa_remote_share:ratio{host="synth-v2"})' \
+	"cgroup=/ container= node= 375
+cgroup=/kubepods.slice container= node= 250
+cgroup=/kubepods.slice/pod1.slice container= node= 125
+cgroup=/kubepods.slice/pod1.slice/c1.scope container=app node= 0
+cgroup=/kubepods.slice/pod1.slice/c2.scope container=sidecar node= 250
+cgroup=/system.slice container= node= 500
+cgroup=/system.slice/db.service container= node= 500" cgroup container node
+cad_check "NUMA: every cgroup of the one-node v1 host has a share of 0" \
+	'count(cgroup:memcg_numa_remote_share:ratio{host="synth-v1"} == 0)' "3"
 
 png_ok() { # png_ok FILE: PNG signature, IHDR 1600x1000
 	python3 -c 'import struct, sys

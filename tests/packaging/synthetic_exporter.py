@@ -22,9 +22,12 @@ container_id and container "app"/"sidecar"), db.service a unit, and
 /docker/abc on the v1 host a container_id and the docker name "redis" as
 container, so that memcg_bpf.cadvisor.rules.yml has every case to map.
 Both ship the sender's self metrics and the budget's counts (synth-v2 cuts
-2,900 cgroups below one parent). Counters grow with the time since
-start, so rate() and increase() have something to measure. Listens on
-127.0.0.1 only; stop it by its PID.
+2,900 cgroups below one parent), and every cgroup's anon and file per NUMA
+node, as NumaStat "anon" "file" ships them (label node; synth-v2 has two
+nodes, each cgroup split as NUMA says, synth-v1 one), so that the NUMA
+panels and cgroup:memcg_numa_remote_share:ratio have data. Counters grow
+with the time since start, so rate() and increase() have something to
+measure. Listens on 127.0.0.1 only; stop it by its PID.
 """
 import argparse
 import http.server
@@ -61,6 +64,20 @@ LABELS = {
     "/system.slice/db.service": {"unit": "db.service"},
     "/docker/abc": {"container_id": "ab" * 32, "container": "redis"},
 }
+# host -> cgroup -> the share of its anon and file on each NUMA node (the
+# remote-node share is 1 - the largest); a cgroup not named: all on node 0
+NUMA = {
+    "synth-v2": {
+        "/": (0.625, 0.375),
+        "/kubepods.slice": (0.75, 0.25),
+        "/kubepods.slice/pod1.slice": (0.875, 0.125),
+        "/kubepods.slice/pod1.slice/c2.scope": (0.75, 0.25),
+        "/system.slice": (0.5, 0.5),
+        "/system.slice/db.service": (0.5, 0.5),
+    },
+    "synth-v1": {},
+}
+NODES = {"synth-v2": 2, "synth-v1": 1}
 VICTIM = {"synth-v2": "/kubepods.slice/pod1.slice/c1.scope", "synth-v1": "/docker/abc"}
 
 
@@ -80,8 +97,10 @@ def fmt(v):
 def series(host, tree, v2, elapsed, killed):
     lines = []
 
-    def add(name, cg, value):
+    def add(name, cg, value, node=None):
         extra = "".join(',%s="%s"' % kv for kv in sorted(LABELS.get(cg, {}).items()))
+        if node is not None:
+            extra += ',node="%d"' % node
         lines.append('%s{host="%s",cgroup="%s"%s} %s' % (name, host, cg, extra, fmt(value)))
 
     victims = ancestors(VICTIM[host]) if killed else []
@@ -89,7 +108,13 @@ def series(host, tree, v2, elapsed, killed):
         # memory.stat values exist for every cgroup, "/" included
         anon = (row[1] if row else 3 * GIB) * 0.7
         add("memcg_anon_bytes", cg, anon)
-        add("memcg_file_bytes", cg, (row[0] if row else 4 * GIB) - anon)
+        file = (row[0] if row else 4 * GIB) - anon
+        add("memcg_file_bytes", cg, file)
+        # NumaStat "anon" "file": the same bytes, node by node
+        split = NUMA[host].get(cg, (1.0,) + (0.0,) * (NODES[host] - 1))
+        for node, share in enumerate(split):
+            add("memcg_numa_anon_bytes", cg, anon * share, node)
+            add("memcg_numa_file_bytes", cg, file * share, node)
         add("memcg_shmem_bytes", cg, 8 * MIB)
         add("memcg_file_mapped_bytes", cg, 30 * MIB)
         add("memcg_file_dirty_bytes", cg, 2 * MIB)
