@@ -328,8 +328,8 @@ static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
  * What the walk reads at the root of the hierarchy. On cgroup v2 the root
  * has memory.stat but none of the other files (no page counter or events
  * of its own; its memory.pressure is the whole system's), so only its
- * memory.stat values are read: both backends give the same set of values
- * for it. On cgroup v1 the root has every file, computed as for any cgroup,
+ * memory.stat (and memory.numa_stat) values are read: both backends give
+ * the same set of values for it. On cgroup v1 the root has every file, computed as for any cgroup,
  * but memory.usage_in_bytes: mem_cgroup_usage() approximates the root's
  * usage from global counters, not from its page counter, and user space
  * reads that one from the file.

@@ -8,6 +8,7 @@
 # byte gauges, memcg_<stat>_seconds_total for time counters,
 # memcg_<stat>_total for other counters, memcg_<stat> otherwise).
 # Then which file each stat comes from, and the cgroup v1 equivalents.
+# Then the per-node stats (--list-stats after its blank line): memcg_numa_<stat>.
 set -eu
 cli=${1:?usage: stat-table.sh MEMCG_BPF_SAMPLE}
 defaults=$("$cli" --help | sed -n 's/.*(default: \([a-z0-9_,]*\)).*/\1/p' | head -n 1)
@@ -19,6 +20,15 @@ NR == 1 {
 		print "stat-table.sh: unexpected --list-stats header: " $0 > "/dev/stderr"
 		exit 1
 	}
+	next
+}
+NF == 0 { part = 2; next }
+part == 2 && $1 == "Per" { next }
+part == 2 && NF >= 6 {
+	nn++
+	nstat[nn] = $1; nunit[nn] = $2
+	if ($6 != "-") nodev1 = nodev1 (nodev1 == "" ? "" : ", ") "\\fB" $1 "\\fR"
+	nmetric[nn] = "memcg_numa_" $1 ($3 == "counter" ? "_total" : "_bytes")
 	next
 }
 NF >= 6 {
@@ -64,5 +74,12 @@ END {
 	for (i = 1; i <= n; i++)
 		if (v1[i] != "-")
 			printf "%s@%s\n", stat[i], v1[i]
+	print ".TE\n.in"
+	if (nn == 0) { print "stat-table.sh: no per-node stats after the catalog" > "/dev/stderr"; exit 1 }
+	printf ".PP\n\\fBPer NUMA node.\\fR %d stats of \\fImemory.numa_stat\\fR, selected with \\fBNumaStat\\fR (off by\ndefault), one series per node with memory, labelled \\fBnode\\fR. On cgroup v1 only\n%s have per-node values, from the file\x27s \\fBhierarchical_\\fR lines (pages of the LRU lists,\nshipped in bytes).\n", nn, nodev1
+	print ".PP\n.in 2n\n.ne 8\n.TS\ntab(@);\nlb1 lb1 lb\nl1 l1 l.\nper-node stat@unit@metric name"
+	print "_"
+	for (i = 1; i <= nn; i++)
+		printf "%s@%s@%s\n", nstat[i], nunit[i], nmetric[i]
 	print ".TE\n.in"
 }'

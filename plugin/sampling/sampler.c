@@ -33,12 +33,12 @@ static int report_unavailable(const struct sampler *s, size_t i, const char *why
 	bool shown = i < s->nr_shown;
 
 	if (shown && s->strict_stats) {
-		mb_err("stat '%s' is not available: %s", s->stats[i]->name, why);
+		mb_err("stat '%s' is not available: %s", stat_column_name(s->stats[i]), why);
 		return -ENOENT;
 	}
 	if (shown)
 		mb_log(s->quiet_drops ? LOG_NOTICE : LOG_WARNING, "stat '%s' is not sampled: %s",
-		       s->stats[i]->name, why);
+		       stat_column_name(s->stats[i]), why);
 	return 0;
 }
 
@@ -177,6 +177,18 @@ static bool has_node_columns(const struct sampler *s)
 	return false;
 }
 
+/* The files @n stats that disagreed were compared with, for the log. */
+static const char *files_of(const struct stat_def *const *bad, size_t n)
+{
+	bool node = false, other = false;
+
+	for (size_t i = 0; i < n; i++) {
+		node |= bad[i]->node != NULL;
+		other |= bad[i]->node == NULL;
+	}
+	return node && other ? "memory.stat and memory.numa_stat" : node ? "memory.numa_stat" : "memory.stat";
+}
+
 /*
  * A bpf backend, checked before use (sampling/core_check.h): bpf-core
  * always, bpf when it reads per-node counters (CO-RE, at slots from
@@ -191,6 +203,7 @@ static int try_checked(struct sampler *s, const struct sampler_opts *opts, enum 
 	const char *name = sampler_backend_name(backend);
 	bool explicit = opts->backend == backend;
 	const struct stat_def **bad;
+	const char *files;
 	char names[256];
 	size_t nr_bad;
 	int err, attempt;
@@ -210,19 +223,20 @@ static int try_checked(struct sampler *s, const struct sampler_opts *opts, enum 
 		s->ops = NULL;
 		if (err != -EPROTO)
 			break;
-		snprintf(why, why_len, "its start-up check found values that disagree with memory.stat or "
-			 "memory.numa_stat (%s): this kernel's counter layout is not one it knows", names);
+		files = files_of(bad + s->nr_excluded, nr_bad);
+		snprintf(why, why_len, "its start-up check found values that disagree with %s (%s): this kernel's "
+			 "counter layout is not one it knows", files, names);
 		err = -EOPNOTSUPP;
 		if (!explicit || attempt == 1)
 			break;
 		if (opts->strict_stats) {
-			mb_err("stats %s are not available: they disagree with the files (%s start-up check)",
-			       names, name);
+			mb_err("stats %s are not available: they disagree with %s (%s start-up check)", names, files,
+			       name);
 			err = -ENOENT;
 			break;
 		}
-		mb_err("%s: the start-up check found these stats disagree with the files, not sampled: %s",
-		       name, names);
+		mb_err("%s: the start-up check found these stats disagree with %s, not sampled: %s", name, files,
+		       names);
 		s->excluded = bad;
 		s->nr_excluded += nr_bad;
 	}

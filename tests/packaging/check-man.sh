@@ -40,11 +40,19 @@ echo "check-man: $(wc -l <"$tmp/code") config keys in the code, $(wc -l <"$tmp/m
 
 [ -f "$page" ] || { echo "check-man: $page not built (make)" >&2; exit 1; }
 n=0
-for s in $("$build/memcg-bpf-sample" --list-stats | awk 'NR > 1 { print $1 }'); do
+# the catalog: --list-stats up to its blank line (the per-node stats follow)
+for s in $("$build/memcg-bpf-sample" --list-stats | awk 'NF == 0 { exit } NR > 1 { print $1 }'); do
 	n=$((n + 1))
 	grep -q "^$s\\*\\{0,1\\}@" "$page" || { echo "check-man: stat $s missing from $page (stale? run make)" >&2; fail=1; }
 done
 echo "check-man: $n stats in the catalog, all in the man page" | { [ $fail = 0 ] && cat || true; }
+n=0
+for s in $("$build/memcg-bpf-sample" --list-stats | awk 'NF == 0 { on = 1; next } on && $1 != "Per" { print $1 }'); do
+	n=$((n + 1))
+	grep -q "^$s@.*@memcg_numa_" "$page" || { echo "check-man: per-node stat $s missing from $page (stale? run make)" >&2; fail=1; }
+done
+[ $n -gt 0 ] || { echo "check-man: memcg-bpf-sample --list-stats lists no per-node stats" >&2; fail=1; }
+echo "check-man: $n per-node stats, all in the man page" | { [ $fail = 0 ] && cat || true; }
 
 # no placeholder left: the footer names the version (configure substituted
 # @VERSION@ inside the Makefile's own sed once, which left it in the page)

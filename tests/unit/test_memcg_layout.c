@@ -198,12 +198,128 @@ static void test_unknown(void **state)
 	btf__free(btf);
 }
 
+
+/* struct lruvec_stats { long state[nr]; }: the per-node counters' array. */
+static void add_lruvec_stats(struct btf *btf, unsigned int nr)
+{
+	int lng = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	int idx = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	int state = btf__add_array(btf, idx, lng, nr);
+
+	assert_true(btf__add_struct(btf, "lruvec_stats", 8 * nr) > 0);
+	assert_int_equal(btf__add_field(btf, "state", state, 0, 0), 0);
+}
+
+/* Per-node, 6.1 to 6.10: state[NR_VM_NODE_STAT_ITEMS], indexed by the enum value. */
+static void test_node_by_enum_value(void **state)
+{
+	static const char *const names[] = { "NR_INACTIVE_ANON", "NR_ACTIVE_ANON", "NR_SLAB_RECLAIMABLE_B",
+					     "NR_ANON_MAPPED", "NR_KERNEL_STACK_KB", "NR_VM_NODE_STAT_ITEMS", NULL };
+	struct btf *btf = btf__new_empty();
+	struct memcg_node_layout *l;
+	uint64_t unit;
+	uint32_t slot;
+	char why[256];
+
+	(void)state;
+	add_enum(btf, "node_stat_item", names, 0);
+	add_lruvec_stats(btf, 5);
+	assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), 0);
+	assert_int_equal(memcg_node_layout_slot(l, "NR_ANON_MAPPED", &slot, &unit), 0);
+	assert_int_equal(slot, 3);
+	assert_int_equal(unit, PAGE);
+	assert_int_equal(memcg_node_layout_slot(l, "NR_KERNEL_STACK_KB", &slot, &unit), 0);
+	assert_int_equal(unit, 1024);
+	assert_int_equal(memcg_node_layout_slot(l, "NR_SLAB_RECLAIMABLE_B", &slot, &unit), 0);
+	assert_int_equal(unit, 1);
+	assert_int_equal(memcg_node_layout_slot(l, "NR_NO_SUCH", &slot, &unit), -ENOENT);
+	assert_non_null(strstr(memcg_node_layout_describe(l), "lruvec_stats.state[5] by enum values"));
+	memcg_node_layout_free(l);
+	btf__free(btf);
+}
+
+/* Per-node, 6.11-6.19: the node items of the state list, packed (6.12: 30 with CONFIG_SWAP). */
+static void test_node_packed_6_12(void **state)
+{
+	struct btf *btf = btf_6_12(STATE_6_12, 21, true);
+	struct memcg_node_layout *l;
+	uint64_t unit;
+	uint32_t slot;
+	char why[256];
+
+	(void)state;
+	add_lruvec_stats(btf, 30);
+	assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), 0);
+	assert_int_equal(memcg_node_layout_slot(l, "NR_ANON_MAPPED", &slot, &unit), 0);
+	assert_int_equal(slot, 14);
+	assert_int_equal(memcg_node_layout_slot(l, "NR_SWAPCACHE", &slot, &unit), 0);
+	assert_int_equal(slot, 26);
+	/* memcg items are not per node */
+	assert_int_equal(memcg_node_layout_slot(l, "MEMCG_SOCK", &slot, &unit), -ENOENT);
+	assert_non_null(strstr(memcg_node_layout_describe(l), "of Linux 6.11-6.19"));
+	memcg_node_layout_free(l);
+	btf__free(btf);
+}
+
+/* The node_stat_item constants of a 7.3-like kernel (7.2's enum has them too). */
+static const char *const node_7[] = {
+	"NR_INACTIVE_ANON", "NR_ACTIVE_ANON", "NR_INACTIVE_FILE", "NR_ACTIVE_FILE", "NR_UNEVICTABLE",
+	"NR_SLAB_RECLAIMABLE_B", "NR_SLAB_UNRECLAIMABLE_B", "NR_ISOLATED_ANON", "WORKINGSET_REFAULT_ANON",
+	"WORKINGSET_REFAULT_FILE", "WORKINGSET_ACTIVATE_ANON", "WORKINGSET_ACTIVATE_FILE",
+	"WORKINGSET_RESTORE_ANON", "WORKINGSET_RESTORE_FILE", "WORKINGSET_NODERECLAIM", "NR_ANON_MAPPED",
+	"NR_FILE_MAPPED", "NR_FILE_PAGES", "NR_FILE_DIRTY", "NR_WRITEBACK", "NR_SHMEM", "NR_SHMEM_THPS",
+	"NR_FILE_THPS", "NR_ANON_THPS", "NR_VMSCAN_WRITE", "NR_VMALLOC", "NR_KERNEL_STACK_KB", "NR_PAGETABLE",
+	"NR_SECONDARY_PAGETABLE", "NR_SWAPCACHE", "PGPROMOTE_SUCCESS", "PGDEMOTE_KSWAPD", "PGDEMOTE_DIRECT",
+	"PGDEMOTE_KHUGEPAGED", "PGDEMOTE_PROACTIVE", "PGSTEAL_KSWAPD", "PGSTEAL_DIRECT", "PGSTEAL_KHUGEPAGED",
+	"PGSTEAL_PROACTIVE", "PGSTEAL_ANON", "PGSTEAL_FILE", "PGSCAN_KSWAPD", "PGSCAN_DIRECT",
+	"PGSCAN_KHUGEPAGED", "PGSCAN_PROACTIVE", "PGSCAN_ANON", "PGSCAN_FILE", "PGROTATE_ANON", "PGROTATE_FILE",
+	"PGREFILL", "NR_HUGETLB", "NR_VM_NODE_STAT_ITEMS", NULL,
+};
+
+/* 7.x: the array's length tells 7.2 (47) from 7.3 (50, NR_VMSCAN_WRITE at 23); other lengths are refused. */
+static void test_node_packed_7(void **state)
+{
+	static const struct {
+		unsigned int nr;
+		int stack_slot; /* -1: refused */
+	} cases[] = { { 47, 24 }, { 50, 25 }, { 48, -1 } };
+	uint64_t unit;
+	uint32_t slot;
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct btf *btf = btf__new_empty();
+		struct memcg_node_layout *l = NULL;
+
+		add_enum(btf, "node_stat_item", node_7, 0);
+		add_lruvec_stats(btf, cases[i].nr);
+		if (cases[i].stack_slot < 0) {
+			assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), -EOPNOTSUPP);
+			assert_null(l);
+			assert_non_null(strstr(why, "lruvec_stats.state has 48 slots"));
+			btf__free(btf);
+			continue;
+		}
+		assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), 0);
+		assert_int_equal(memcg_node_layout_slot(l, "NR_KERNEL_STACK_KB", &slot, &unit), 0);
+		assert_int_equal(slot, cases[i].stack_slot);
+		assert_int_equal(memcg_node_layout_slot(l, "NR_SHMEM", &slot, &unit), 0);
+		assert_int_equal(slot, 19);
+		memcg_node_layout_free(l);
+		btf__free(btf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_by_enum_value),
 		cmocka_unit_test(test_packed),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_node_by_enum_value),
+		cmocka_unit_test(test_node_packed_6_12),
+		cmocka_unit_test(test_node_packed_7),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,6 +179,29 @@ static void test_stat_all(void **state)
 	assert_int_equal(c->nr_stats, n);
 }
 
+/* NumaStat: per-node stats over lines (off by default), "all"; a stat without per-node values is refused. */
+static void test_numa_stat(void **state)
+{
+	struct plugin_config *c = *state;
+	struct sampler_opts o;
+	size_t n;
+
+	assert_int_equal(c->nr_numa_stats, 0);
+	assert_int_equal(SET(c, "NumaStat", S("anon"), S("file")), 0);
+	assert_int_equal(SET(c, "NumaStat", S("file"), S("shmem")), 0);
+	assert_int_equal(c->nr_numa_stats, 3);
+	assert_int_equal(plugin_config_finish(c), 0);
+	plugin_config_sampler_opts(c, &o);
+	assert_int_equal(o.nr_numa_stats, 3);
+	assert_string_equal(o.numa_stats[2]->name, "shmem");
+	assert_int_equal(o.nr_stats, c->nr_stats); /* Stat's default set stays */
+	numa_stat_catalog(&n);
+	assert_int_equal(SET(c, "NumaStat", S("all")), 0);
+	assert_int_equal(c->nr_numa_stats, n);
+	assert_int_equal(SET(c, "NumaStat", S("usage")), -EINVAL);
+	assert_one_error("NumaStat \"usage\"", "unknown per-node stat");
+}
+
 static void test_unknown_key(void **state)
 {
 	struct plugin_config *c = *state;
@@ -353,6 +376,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_repeated_mistake_logged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_url_checked_when_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stat_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_numa_stat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_stat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_regex, setup, teardown),

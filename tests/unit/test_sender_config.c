@@ -248,6 +248,7 @@ static void test_label_name_rules(void **state)
 	bad_label("cgroup", "v", "the plugin sets this label itself");
 	bad_label("host", "v", "the plugin sets this label itself");
 	bad_label("reason", "v", "the plugin sets this label itself");
+	bad_label("node", "v", "the plugin sets this label itself"); /* per-node stats */
 	bad_label("unit", "v", "the plugin sets this label itself");
 	bad_label("container_id", "v", "the plugin sets this label itself");
 	bad_label("pod_uid", "v", "the plugin sets this label itself");

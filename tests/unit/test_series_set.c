@@ -512,6 +512,60 @@ static void test_steady_state_needs_the_tracker_it_was_built_with(void **state)
 	stale_tracker_free(t);
 }
 
+/* A per-node column: memcg_numa_<stat>, its node in the label "node"; one series per node, stale ones too. */
+static void test_node_columns_carry_a_node_label(void **state)
+{
+	const struct stat_def *nodes[3] = { stat_lookup("anon"), stat_on_node(numa_stat_lookup("anon"), 0),
+					    stat_on_node(numa_stat_lookup("anon"), 1) };
+	struct stale_tracker *st = stale_tracker_new();
+	struct sample_table t;
+	struct snapshot *s;
+	struct series_set set;
+	struct sample_row *r;
+
+	(void)state;
+	sample_table_init(&t, nodes, 3);
+	t.timestamp_ns = 1000000000;
+	r = sample_table_add(&t, 7, "/a", 1);
+	r->values[0] = 30;
+	r->values[1] = 10;
+	r->values[2] = 20;
+	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &s), 0);
+	series_set_init(&set);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	assert_int_equal(set.nr_items, 3);
+	assert_string_equal(set.items[0].name, "memcg_anon_bytes");
+	assert_null(label(&set, &set.items[0], "node"));
+	for (int i = 1; i < 3; i++) {
+		const struct series_item *it = &set.items[i];
+
+		assert_string_equal(it->name, "memcg_numa_anon_bytes");
+		assert_string_equal(label(&set, it, "node"), i == 1 ? "0" : "1");
+		assert_string_equal(label(&set, it, "__name__"), "memcg_numa_anon_bytes");
+		assert_string_equal(label(&set, it, "cgroup"), "/a");
+		assert_true(it->value == (i == 1 ? 10.0 : 20.0));
+		assert_int_equal(it->nr_labels, 6); /* Dc, __name__, cgroup, host, node, zone */
+		for (uint32_t k = 1; k < it->nr_labels; k++)
+			assert_true(strcmp(set.labels[it->label_off + k - 1].name, set.labels[it->label_off + k].name) < 0);
+	}
+	assert_false(series_key_equal(&set.items[1].key, &set.items[2].key));
+	snapshot_free(s);
+	/* node 1's value goes missing: its series gets a stale marker with its node label */
+	r = &t.rows[0];
+	r->values[2] = SAMPLE_VALUE_MISSING;
+	t.timestamp_ns = 2000000000;
+	assert_int_equal(snapshot_from_table(&t, NULL, NULL, &s), 0);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	assert_int_equal(set.nr_stale, 1);
+	for (size_t i = 0; i < set.nr_items; i++)
+		if (set.items[i].stale)
+			assert_string_equal(label(&set, &set.items[i], "node"), "1");
+	series_set_free(&set);
+	stale_tracker_free(st);
+	snapshot_free(s);
+	sample_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_steady_state_patches_values),
 		cmocka_unit_test(test_steady_state_needs_the_tracker_it_was_built_with),
 		cmocka_unit_test(test_snapshot_takes_rows),
+		cmocka_unit_test(test_node_columns_carry_a_node_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

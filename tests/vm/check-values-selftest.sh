@@ -209,5 +209,37 @@ expect 1 csv-unknown-dir "$cv" csv "$R" "$H" "$S"
 csv_good
 expect 1 csv-stat-not-in-cgroupfs "$cv" csv "$R" "$H" "$S,nosuch"
 
+# Per-node values (memory.numa_stat): a tree of its own, two nodes.
+NR=$tmp/numa
+mkdir -p "$NR/n"
+printf 'anon 4096\n' > "$NR/n/memory.stat"
+printf 'anon N0=4096 N1=8192\nfile N0=0 N1=12288\nworkingset_refault_file N0=3 N1=0\n' > "$NR/n/memory.numa_stat"
+iNR=$(ino "$NR") iNN=$(ino "$NR/n")
+numa_rec() {
+	printf '{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/","depth":0,"values":{"anon":1}}\n' "$iNR"
+	printf '{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/n","depth":1,"values":{"anon":4096},"numa":{%s}}\n' \
+		"$iNN" "$1"
+}
+N='"anon":{"0":4096,"1":8192},"file":{"0":0,"1":12288},"workingset_refault_file":{"0":3,"1":0}'
+numa_rec "$N" > "$tmp/j"
+expect 0 numa-good "$cv" fs -N 2 "$NR" "$tmp/j"
+numa_rec "$(echo "$N" | sed 's/"1":8192/"1":8193/')" > "$tmp/j"
+expect 1 numa-value-off-by-one "$cv" fs "$NR" "$tmp/j"
+numa_rec "$(echo "$N" | sed 's/"0":4096,"1":8192/"0":8192,"1":4096/')" > "$tmp/j"
+expect 1 numa-nodes-swapped "$cv" fs "$NR" "$tmp/j"
+numa_rec "$(echo "$N" | sed 's/"0":0,"1":12288/"0":0/')" > "$tmp/j"
+expect 1 numa-node-missing "$cv" fs -N 2 "$NR" "$tmp/j"
+numa_rec "$N"',"shmem":{"0":0,"1":0}' > "$tmp/j"
+expect 1 numa-stat-not-in-file "$cv" fs "$NR" "$tmp/j"
+numa_rec "$(echo "$N" | sed 's/"1":12288/"2":12288/')" > "$tmp/j"
+expect 1 numa-no-such-node "$cv" fs "$NR" "$tmp/j"
+printf '{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/","depth":0,"values":{"anon":1}}\n{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/n","depth":1,"values":{"anon":4096}}\n' \
+	"$iNR" "$iNN" > "$tmp/j"
+expect 1 numa-object-missing "$cv" fs -N 2 "$NR" "$tmp/j"
+numa_rec "$N" > "$tmp/a"
+numa_rec "$(echo "$N" | sed 's/"0":3/"0":4/')" > "$tmp/b"
+expect 1 numa-cmp-differs "$cv" cmp "$tmp/a" "$tmp/b"
+expect 0 numa-cmp-same "$cv" cmp "$tmp/a" "$tmp/a"
+
 echo "check-values-selftest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,12 +12,14 @@
 #   MEMCG_BPF_BUILDDIR     build dir with memcg-bpf-sample (required)
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
 #   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc fallback bookworm
-#                          kfunc:psi_off bookworm:v1" (default); KERNEL:SET
+#                          kfunc:psi_off bookworm:v1 kfunc:numa
+#                          fallback:numa_core bookworm:numa_core" (default); KERNEL:SET
 #                          runs another guest set on KERNEL (tests/bench/run.sh
 #                          uses kfunc:bench; psi_off boots with psi=0; v1
 #                          mounts the memory controller as cgroup v1, which
 #                          only bookworm's 6.1 has: the later Debian kernels
-#                          are built without CONFIG_MEMCG_V1)
+#                          are built without CONFIG_MEMCG_V1; a SET named
+#                          numa* boots with two NUMA nodes)
 #   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
 #   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh);
 #                          a DEST given twice gets the later SRC (e.g.
@@ -57,7 +59,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
 BUILDDIR=$MEMCG_BPF_BUILDDIR
-KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback bookworm kfunc:psi_off bookworm:v1}
+KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback bookworm kfunc:psi_off bookworm:v1 kfunc:numa fallback:numa_core bookworm:numa_core}
 TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-600}
 LOGDIR=${MEMCG_BPF_VM_LOGDIR:-$BUILDDIR/vm-logs}
 QEMU=${QEMU:-qemu-system-x86_64}

@@ -14,7 +14,10 @@
  *       ("memory_max" ..., "swap_current", "swap_max"; "max" for no limit) /
  *       memory.current - inactive_file ("working_set") / memory.pressure's
  *       totals ("pressure_some", "pressure_full": at most 3 s behind the
- *       file, never ahead). Every memory cgroup under ROOT (a directory
+ *       file, never ahead); a record's "numa" object ({"anon":{"0":v,...}})
+ *       == memory.numa_stat's line "anon N0=v ...", node by node (its
+ *       values are named numa_<stat>_N<node> here; -N K: every record but
+ *       the root has one, with K nodes for each of its stats). Every memory cgroup under ROOT (a directory
  *       with memory.stat) must have been reported exactly once, and nothing
  *       else: a cgroup without the memory controller (its parent's
  *       cgroup.subtree_control lacks +memory; it has memory.pressure but no
@@ -75,7 +78,8 @@ struct record {
 	char *path;
 	char *backend;
 	struct value *values;
-	size_t nr_values;
+	size_t nr_values, cap_values;
+	size_t nr_numa; /* of the values, those of the "numa" object */
 	unsigned line;
 };
 
@@ -381,10 +385,83 @@ static int skip_value(struct parser *ps)
 	return -1;
 }
 
+static void add_value(struct parser *ps, struct record *r, char *name, uint64_t v)
+{
+	for (size_t i = 0; i < r->nr_values; i++)
+		if (!strcmp(r->values[i].name, name)) {
+			ps->err = "duplicate value name";
+			free(name);
+			return;
+		}
+	if (r->nr_values == r->cap_values) {
+		r->cap_values = r->cap_values ? r->cap_values * 2 : 32;
+		r->values = xrealloc(r->values, r->cap_values * sizeof(*r->values));
+	}
+	r->values[r->nr_values].name = name;
+	r->values[r->nr_values++].v = v;
+}
+
+/* "numa":{"<stat>":{"<node>":v,...},...} into values named numa_<stat>_N<node>. */
+static int parse_numa(struct parser *ps, struct record *r)
+{
+	if (!expect(ps, '{'))
+		return -1;
+	ws(ps);
+	if (*ps->p == '}') {
+		ps->p++;
+		return 0;
+	}
+	for (;;) {
+		char *stat = parse_string(ps);
+
+		if (!stat || !expect(ps, ':') || !expect(ps, '{')) {
+			free(stat);
+			return -1;
+		}
+		for (;;) {
+			char *node = parse_string(ps), *name;
+			uint64_t v;
+
+			if (!node || !expect(ps, ':') || parse_u64(ps, &v) < 0) {
+				free(node);
+				free(stat);
+				return -1;
+			}
+			if (asprintf(&name, "numa_%s_N%s", stat, node) < 0)
+				name = NULL;
+			free(node);
+			if (!name) {
+				free(stat);
+				ps->err = "out of memory";
+				return -1;
+			}
+			add_value(ps, r, name, v);
+			r->nr_numa++;
+			if (ps->err) {
+				free(stat);
+				return -1;
+			}
+			ws(ps);
+			if (*ps->p == ',') {
+				ps->p++;
+				continue;
+			}
+			break;
+		}
+		free(stat);
+		if (!expect(ps, '}'))
+			return -1;
+		ws(ps);
+		if (*ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		return expect(ps, '}') ? 0 : -1;
+	}
+}
+
 static int parse_values(struct parser *ps, struct record *r)
 {
-	size_t cap = 0;
-
 	if (!expect(ps, '{'))
 		return -1;
 	ws(ps);
@@ -402,18 +479,9 @@ static int parse_values(struct parser *ps, struct record *r)
 			free(name);
 			return -1;
 		}
-		for (size_t i = 0; i < r->nr_values; i++)
-			if (!strcmp(r->values[i].name, name)) {
-				ps->err = "duplicate value name";
-				free(name);
-				return -1;
-			}
-		if (r->nr_values == cap) {
-			cap = cap ? cap * 2 : 32;
-			r->values = xrealloc(r->values, cap * sizeof(*r->values));
-		}
-		r->values[r->nr_values].name = name;
-		r->values[r->nr_values++].v = v;
+		add_value(ps, r, name, v);
+		if (ps->err)
+			return -1;
 		ws(ps);
 		if (*ps->p == ',') {
 			ps->p++;
@@ -467,6 +535,9 @@ static int parse_record(const char *line, unsigned lineno, struct record *r)
 			if (parse_values(&ps, r) < 0)
 				goto fail_key;
 			have_values = true;
+		} else if (!strcmp(key, "numa")) {
+			if (parse_numa(&ps, r) < 0)
+				goto fail_key;
 		} else if (skip_value(&ps) < 0) {
 			goto fail_key;
 		}
@@ -650,11 +721,49 @@ static const struct kv *kv_find(const struct kvfile *f, const char *name)
 #define PRESSURE_SLACK_US 3000000
 
 struct cg_files {
-	struct kvfile stat, events, events_local, usage, pressure, single;
+	struct kvfile stat, events, events_local, usage, pressure, single, numa;
 };
+
+/* memory.numa_stat ("anon N0=1 N1=2" lines) as values named numa_anon_N0, numa_anon_N1. */
+static void read_numa(int dirfd, struct kvfile *out)
+{
+	char buf[16384], *save = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	out->n = 0;
+	out->present = false;
+	fd = openat(dirfd, "memory.numa_stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (n < 0)
+		return;
+	buf[len] = 0;
+	out->present = true;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tok_save = NULL, *stat = strtok_r(line, " ", &tok_save), *tok;
+
+		while (stat && (tok = strtok_r(NULL, " ", &tok_save))) {
+			char *eq = strchr(tok, '=');
+
+			if (tok[0] != 'N' || !eq)
+				continue;
+			out->kv = xrealloc(out->kv, (out->n + 1) * sizeof(*out->kv));
+			snprintf(out->kv[out->n].name, sizeof(out->kv[0].name), "numa_%s_%.*s", stat,
+				 (int)(eq - tok), tok);
+			out->kv[out->n].v = strtoull(eq + 1, NULL, 10);
+			out->n++;
+		}
+	}
+}
 
 static void read_cg_files(int fd, struct cg_files *f)
 {
+	read_numa(fd, &f->numa);
 	read_kv(fd, "memory.stat", false, &f->stat);
 	read_kv(fd, "memory.events", false, &f->events);
 	read_kv(fd, "memory.events.local", false, &f->events_local);
@@ -704,6 +813,9 @@ static int truth(int fd, struct cg_files *f, const char *name, uint64_t *out, bo
 			return -1;
 		*out = f->usage.kv[0].v > inactive->v ? f->usage.kv[0].v - inactive->v : 0;
 		return 0;
+	} else if (!strncmp(name, "numa_", 5)) {
+		*why = "is in no line of memory.numa_stat";
+		kv = kv_find(&f->numa, name);
 	} else if (!strcmp(name, "pressure_some") || !strcmp(name, "pressure_full")) {
 		*pressure = true;
 		kv = kv_find(&f->pressure, name + 9);
@@ -819,6 +931,21 @@ static long path_depth(const char *path)
 
 /* ------------------------------------------------------------ modes */
 
+/* Whether @r has per-node values, @nodes of each of its per-node stats. */
+static bool numa_complete(const struct record *r, long nodes)
+{
+	size_t stats = 0;
+
+	for (size_t i = 0; i < r->nr_values; i++) {
+		const char *name = r->values[i].name;
+
+		/* count each stat once: at its node 0 value */
+		if (!strncmp(name, "numa_", 5) && strlen(name) > 3 && !strcmp(name + strlen(name) - 3, "_N0"))
+			stats++;
+	}
+	return r->nr_numa > 0 && r->nr_numa == stats * (size_t)nodes;
+}
+
 static int mode_fs(int argc, char **argv)
 {
 	struct records rs = { 0 };
@@ -826,19 +953,22 @@ static int mode_fs(int argc, char **argv)
 	struct dirs dirs = { 0 };
 	struct cg_files files = { 0 };
 	unsigned long compared = 0, mismatches = 0, bad_ids = 0, bad_depth = 0, missing = 0,
-		      empty = 0, unlimited = 0, pressure_behind = 0, no_memcg = 0;
-	long min_cgroups = 1, s;
+		      empty = 0, unlimited = 0, pressure_behind = 0, no_memcg = 0, numa = 0, numa_short = 0;
+	long min_cgroups = 1, numa_nodes = 0, s;
 	unsigned bad, dups;
 	size_t n;
 	int rootfd, opt;
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
-		if (opt != 'n')
+	while ((opt = getopt(argc, argv, "n:N:")) != -1) {
+		if (opt == 'n')
+			min_cgroups = strtol(optarg, NULL, 10);
+		else if (opt == 'N')
+			numa_nodes = strtol(optarg, NULL, 10);
+		else
 			return 2;
-		min_cgroups = strtol(optarg, NULL, 10);
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: check_values fs [-n MIN_CGROUPS] ROOT JSON\n");
+		fprintf(stderr, "usage: check_values fs [-n MIN_CGROUPS] [-N NUMA_NODES] ROOT JSON\n");
 		return 2;
 	}
 	const char *root = argv[optind], *json = argv[optind + 1];
@@ -891,6 +1021,12 @@ static int mode_fs(int argc, char **argv)
 			report("%s: no values", show(r->path));
 			empty++;
 		}
+		if (numa_nodes && !numa_complete(r, numa_nodes)) {
+			report("%s: %zu per-node values, not %ld nodes for each of its per-node stats", show(r->path),
+			       r->nr_numa, numa_nodes);
+			numa_short++;
+		}
+		numa += r->nr_numa;
 		read_cg_files(fd, &files);
 		for (size_t v = 0; v < r->nr_values; v++) {
 			const char *name = r->values[v].name, *why;
@@ -921,13 +1057,13 @@ static int mode_fs(int argc, char **argv)
 			}
 	printf("check_values fs: sample=%ld cgroups=%zu dirs=%zu values=%lu mismatches=%lu "
 	       "bad_ids=%lu bad_depth=%lu missing=%lu empty=%lu bad_lines=%u dup_paths=%u "
-	       "no_memcg=%lu unlimited=%lu pressure_behind=%lu\n",
+	       "no_memcg=%lu unlimited=%lu pressure_behind=%lu numa=%lu numa_short=%lu\n",
 	       s, n, dirs.n, compared, mismatches, bad_ids, bad_depth, missing, empty, bad, dups,
-	       no_memcg, unlimited, pressure_behind);
+	       no_memcg, unlimited, pressure_behind, numa, numa_short);
 	if ((long)n < min_cgroups)
 		report("only %zu cgroups reported, expected at least %ld", n, min_cgroups);
 	return (bad || dups || mismatches || bad_ids || bad_depth || missing || empty || no_memcg ||
-		(long)n < min_cgroups || compared == 0)
+		numa_short || (numa_nodes && numa == 0) || (long)n < min_cgroups || compared == 0)
 		       ? 1
 		       : 0;
 }

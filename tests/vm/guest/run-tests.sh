@@ -5,6 +5,8 @@
 #   bookworm  Debian 12's kernel (6.1): bpf-core, and text
 #   v1        the memory controller on cgroup v1 (6.1: the later Debian
 #             kernels have no CONFIG_MEMCG_V1): bpf-core against text
+#   numa, numa_core  two NUMA nodes (numa.sh): per-node stats on 7.x (bpf,
+#             text, collectd into VictoriaMetrics) and on 6.12/6.1 (bpf-core)
 . /vmtest/lib.sh
 . /vmtest/tree.sh
 . /vmtest/receivers.sh
@@ -899,10 +901,11 @@ bench)
 	;;
 numa) # two NUMA nodes, 7.x: per-node stats, bpf and text (issue 32)
 	run_test numa_values t_numa_values
+	run_test numa_corrupt t_numa_corrupt
 	run_test numa_collectd t_numa_collectd
 	;;
 numa_core) # two NUMA nodes, 6.12: per-node stats, bpf-core and text
-	run_test numa_values t_numa_values
+	run_test numa_values_core t_numa_values_core
 	;;
 numa_bench) # per-node sampling at 1,000 and 10,000 cgroups (make bench, issue 32)
 	run_test numa_bench t_numa_bench
