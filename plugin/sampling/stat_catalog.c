@@ -7,6 +7,7 @@
 #include "sampling/stat_catalog.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,7 +206,7 @@ static const struct stat_def numa_catalog[] = {
 
 #define NUMA_CATALOG_SIZE (ARRAY_SIZE(numa_catalog))
 
-/* The per-node columns: made once, kept for the process's life. */
+/* The per-node columns: a node's made when first asked for, kept for the process's life. */
 struct node_column {
 	struct stat_def def;
 	char node[12];
@@ -213,21 +214,21 @@ struct node_column {
 };
 
 static struct node_column node_columns[STAT_MAX_NODES][NUMA_CATALOG_SIZE];
-static pthread_once_t node_columns_once = PTHREAD_ONCE_INIT;
+static bool node_made[STAT_MAX_NODES];
+static pthread_mutex_t node_columns_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void make_node_columns(void)
+static void make_node_columns(unsigned int n)
 {
-	for (unsigned int n = 0; n < STAT_MAX_NODES; n++)
-		for (size_t i = 0; i < NUMA_CATALOG_SIZE; i++) {
-			struct node_column *nc = &node_columns[n][i];
+	for (size_t i = 0; i < NUMA_CATALOG_SIZE; i++) {
+		struct node_column *nc = &node_columns[n][i];
 
-			nc->def = numa_catalog[i];
-			snprintf(nc->node, sizeof(nc->node), "%u", n);
-			snprintf(nc->column, sizeof(nc->column), "numa_%s_N%u", numa_catalog[i].name, n);
-			nc->def.node = nc->node;
-			nc->def.node_id = n;
-			nc->def.column = nc->column;
-		}
+		nc->def = numa_catalog[i];
+		snprintf(nc->node, sizeof(nc->node), "%u", n);
+		snprintf(nc->column, sizeof(nc->column), "numa_%s_N%u", numa_catalog[i].name, n);
+		nc->def.node = nc->node;
+		nc->def.node_id = n;
+		nc->def.column = nc->column;
+	}
 }
 
 const struct stat_def *numa_stat_catalog(size_t *count)
@@ -240,7 +241,12 @@ const struct stat_def *stat_on_node(const struct stat_def *tmpl, unsigned int no
 {
 	if (tmpl < numa_catalog || tmpl >= numa_catalog + NUMA_CATALOG_SIZE || node >= STAT_MAX_NODES)
 		return NULL;
-	pthread_once(&node_columns_once, make_node_columns);
+	pthread_mutex_lock(&node_columns_lock);
+	if (!node_made[node]) {
+		make_node_columns(node);
+		node_made[node] = true;
+	}
+	pthread_mutex_unlock(&node_columns_lock);
 	return &node_columns[node][tmpl - numa_catalog].def;
 }
 

@@ -130,6 +130,18 @@ t_v1_core() {
 		why "root usage: bpf-core $u, memory.usage_in_bytes $lo..$hi"; v1_cleanup; return 1
 	fi
 	info "v1: $(wc -l < "$WORK/v1-pairs.core") (cgroup, stat) pairs in both; root usage $u (file $lo..$hi), soft_limit of /a $(grep '"path":"/a",' "$WORK/v1-bpf-core.json" | sed -n 's/.*"soft_limit":\([0-9]*\).*/\1/p')"
+	# per node (memory.numa_stat's hierarchical_ lines on v1): the BPF walk's
+	# sums of the LRU lists equal what text reads from the file
+	for b in text bpf-core; do
+		sample --backend "$b" --root "$V1" --stats anon,file,unevictable --numa --format json --count 1 ||
+			{ why "$b --numa on v1: exit $?: $(first_line "$WORK/err")"; v1_cleanup; return 1; }
+		cp "$WORK/out" "$WORK/v1-numa-$b.json"
+		if grep -q 'not sampled' "$WORK/err" || ! grep -q '"path":"/a/b".*"numa":{"anon":{"0":[1-9]' "$WORK/out"; then
+			why "$b --numa on v1: no per-node anon of /a/b: $(grep 'not sampled' "$WORK/err" | head -n 1 | cut -c 1-160)"
+			v1_cleanup; return 1
+		fi
+	done
+	checked cmp "$WORK/v1-numa-bpf-core.json" "$WORK/v1-numa-text.json" || { v1_cleanup; return 1; }
 	# depths from a subtree root
 	for limit in "" "--max-depth 4"; do
 		for b in text bpf-core; do
