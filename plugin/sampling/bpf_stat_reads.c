@@ -225,7 +225,7 @@ static int resolve_node_column(const struct sampler *s, struct bpf_backend *b, c
 		__u32 slot;
 
 		snprintf(term, sizeof(term), "%.*s", (int)len, p);
-		if (memcg_node_layout_slot(b->node_layout, term, &slot, &unit)) {
+		if (memcg_layout_state(b->node_layout, term, &slot, &unit)) {
 			snprintf(why, why_len, "this kernel keeps no per-node counter %s", term);
 			return -ENOENT;
 		}

@@ -29,12 +29,6 @@ struct memcg_layout {
 	char description[256];
 };
 
-struct memcg_node_layout {
-	const struct btf *btf;
-	struct slot_map state;     /* lruvec_stats.state[] */
-	long page_size;
-	char description[256];
-};
 
 static int enum_value(const struct btf *btf, const struct slot_map *m, const char *name, int64_t *value)
 {
@@ -140,18 +134,29 @@ static int map_slots(const struct btf *btf, struct slot_map *m, const char *type
 	return -EOPNOTSUPP;
 }
 
+/* A layout with no map yet, its state[] indexed by node_stat_item (and, per memcg, memcg_stat_item). */
+static struct memcg_layout *layout_new(const struct btf *btf)
+{
+	struct memcg_layout *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->btf = btf;
+	l->page_size = sysconf(_SC_PAGESIZE);
+	l->state.enum_names[0] = "node_stat_item";
+	return l;
+}
+
 int memcg_layout_open(const struct btf *btf, struct memcg_layout **out, char *why, size_t why_len)
 {
 	struct memcg_layout *l;
 	int err;
 
-	*out = NULL;
-	l = calloc(1, sizeof(*l));
+	*out = layout_new(btf);
+	l = *out;
 	if (!l)
 		return -ENOMEM;
-	l->btf = btf;
-	l->page_size = sysconf(_SC_PAGESIZE);
-	l->state.enum_names[0] = "node_stat_item";
+	*out = NULL;
 	l->state.enum_names[1] = "memcg_stat_item";
 	l->events.enum_names[0] = "vm_event_item";
 	err = map_slots(btf, &l->state, "memcg_vmstats", "state", "MEMCG_NR_STAT", memcg_state_lists,
@@ -245,46 +250,22 @@ const char *memcg_layout_describe(const struct memcg_layout *l)
 	return l->description;
 }
 
-int memcg_node_layout_open(const struct btf *btf, struct memcg_node_layout **out, char *why, size_t why_len)
+int memcg_node_layout_open(const struct btf *btf, struct memcg_layout **out, char *why, size_t why_len)
 {
-	struct memcg_node_layout *l;
+	struct memcg_layout *l = layout_new(btf);
 	int err;
 
 	*out = NULL;
-	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	l->btf = btf;
-	l->page_size = sysconf(_SC_PAGESIZE);
-	l->state.enum_names[0] = "node_stat_item";
 	err = map_slots(btf, &l->state, "lruvec_stats", "state", "NR_VM_NODE_STAT_ITEMS", memcg_node_lists,
 			sizeof(memcg_node_lists) / sizeof(memcg_node_lists[0]), why, why_len);
 	if (err) {
-		memcg_node_layout_free(l);
+		memcg_layout_free(l);
 		return err;
 	}
 	snprintf(l->description, sizeof(l->description), "per-node lruvec_stats.state[%u] by %s", l->state.nr_slots,
 		 l->state.source);
 	*out = l;
 	return 0;
-}
-
-void memcg_node_layout_free(struct memcg_node_layout *l)
-{
-	if (!l)
-		return;
-	free(l->state.names);
-	free(l);
-}
-
-int memcg_node_layout_slot(const struct memcg_node_layout *l, const char *name, uint32_t *slot, uint64_t *unit)
-{
-	struct memcg_layout as = { .btf = l->btf, .state = l->state, .page_size = l->page_size };
-
-	return memcg_layout_state(&as, name, slot, unit);
-}
-
-const char *memcg_node_layout_describe(const struct memcg_node_layout *l)
-{
-	return l->description;
 }

@@ -37,15 +37,10 @@ const char *memcg_layout_describe(const struct memcg_layout *l);
  * The per-node counters (memory.numa_stat): memcg->nodeinfo[nid]->lruvec_stats
  * .state[], indexed by the node_stat_item value (Linux 6.1 to 6.10) or packed
  * as memcg_node_stat_items[] (6.11 on; the lists in memcg_slot_maps.h), the
- * array's length in the BTF telling which. Open, free and look-ups as above;
+ * array's length in the BTF telling which. A layout of its state[] alone:
+ * look slots up with memcg_layout_state(), free it with memcg_layout_free().
  * -EOPNOTSUPP with @why when no list fits.
  */
-struct memcg_node_layout;
-
-int memcg_node_layout_open(const struct btf *btf, struct memcg_node_layout **out, char *why, size_t why_len);
-void memcg_node_layout_free(struct memcg_node_layout *l);
-/* The slot of node_stat_item constant @name and memory.numa_stat's unit for it; -ENOENT when not kept. */
-int memcg_node_layout_slot(const struct memcg_node_layout *l, const char *name, uint32_t *slot, uint64_t *unit);
-const char *memcg_node_layout_describe(const struct memcg_node_layout *l);
+int memcg_node_layout_open(const struct btf *btf, struct memcg_layout **out, char *why, size_t why_len);
 
 #endif

@@ -447,13 +447,13 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	if (b->node_layout) {
 		size_t len = strlen(desc);
 
-		snprintf(desc + len, sizeof(desc) - len, "; %s on %u NUMA nodes", memcg_node_layout_describe(b->node_layout),
+		snprintf(desc + len, sizeof(desc) - len, "; %s on %u NUMA nodes", memcg_layout_describe(b->node_layout),
 			 b->nr_nodes);
 	}
 	/* every value is resolved: libbpf's load parses its own copy */
 	memcg_layout_free(b->layout);
 	b->layout = NULL;
-	memcg_node_layout_free(b->node_layout);
+	memcg_layout_free(b->node_layout);
 	b->node_layout = NULL;
 	btf__free(btf);
 	btf = NULL;
@@ -488,7 +488,7 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 free_btf:
 	memcg_layout_free(b->layout);
 	b->layout = NULL;
-	memcg_node_layout_free(b->node_layout);
+	memcg_layout_free(b->node_layout);
 	b->node_layout = NULL;
 	btf__free(btf);
 	return err; /* on error the caller calls bpf_close() */

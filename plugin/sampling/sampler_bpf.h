@@ -33,7 +33,7 @@ struct bpf_column {
 struct bpf_backend {
 	enum memcg_walk_flavor flavor;
 	struct memcg_layout *layout; /* bpf-core: where the counters are; during open only */
-	struct memcg_node_layout *node_layout; /* per-node columns: where their counters are; during open only */
+	struct memcg_layout *node_layout; /* per-node columns: where their counters are; during open only */
 	char node_why[200];          /* why there is no node_layout */
 	__u32 node_ids[MEMCG_MAX_NODES]; /* the nodes of the per-node columns, in order */
 	__u32 nr_nodes;

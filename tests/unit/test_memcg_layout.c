@@ -216,7 +216,7 @@ static void test_node_by_enum_value(void **state)
 	static const char *const names[] = { "NR_INACTIVE_ANON", "NR_ACTIVE_ANON", "NR_SLAB_RECLAIMABLE_B",
 					     "NR_ANON_MAPPED", "NR_KERNEL_STACK_KB", "NR_VM_NODE_STAT_ITEMS", NULL };
 	struct btf *btf = btf__new_empty();
-	struct memcg_node_layout *l;
+	struct memcg_layout *l;
 	uint64_t unit;
 	uint32_t slot;
 	char why[256];
@@ -225,16 +225,16 @@ static void test_node_by_enum_value(void **state)
 	add_enum(btf, "node_stat_item", names, 0);
 	add_lruvec_stats(btf, 5);
 	assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), 0);
-	assert_int_equal(memcg_node_layout_slot(l, "NR_ANON_MAPPED", &slot, &unit), 0);
+	assert_int_equal(memcg_layout_state(l, "NR_ANON_MAPPED", &slot, &unit), 0);
 	assert_int_equal(slot, 3);
 	assert_int_equal(unit, PAGE);
-	assert_int_equal(memcg_node_layout_slot(l, "NR_KERNEL_STACK_KB", &slot, &unit), 0);
+	assert_int_equal(memcg_layout_state(l, "NR_KERNEL_STACK_KB", &slot, &unit), 0);
 	assert_int_equal(unit, 1024);
-	assert_int_equal(memcg_node_layout_slot(l, "NR_SLAB_RECLAIMABLE_B", &slot, &unit), 0);
+	assert_int_equal(memcg_layout_state(l, "NR_SLAB_RECLAIMABLE_B", &slot, &unit), 0);
 	assert_int_equal(unit, 1);
-	assert_int_equal(memcg_node_layout_slot(l, "NR_NO_SUCH", &slot, &unit), -ENOENT);
-	assert_non_null(strstr(memcg_node_layout_describe(l), "lruvec_stats.state[5] by enum values"));
-	memcg_node_layout_free(l);
+	assert_int_equal(memcg_layout_state(l, "NR_NO_SUCH", &slot, &unit), -ENOENT);
+	assert_non_null(strstr(memcg_layout_describe(l), "lruvec_stats.state[5] by enum values"));
+	memcg_layout_free(l);
 	btf__free(btf);
 }
 
@@ -242,7 +242,7 @@ static void test_node_by_enum_value(void **state)
 static void test_node_packed_6_12(void **state)
 {
 	struct btf *btf = btf_6_12(STATE_6_12, 21, true);
-	struct memcg_node_layout *l;
+	struct memcg_layout *l;
 	uint64_t unit;
 	uint32_t slot;
 	char why[256];
@@ -250,14 +250,14 @@ static void test_node_packed_6_12(void **state)
 	(void)state;
 	add_lruvec_stats(btf, 30);
 	assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), 0);
-	assert_int_equal(memcg_node_layout_slot(l, "NR_ANON_MAPPED", &slot, &unit), 0);
+	assert_int_equal(memcg_layout_state(l, "NR_ANON_MAPPED", &slot, &unit), 0);
 	assert_int_equal(slot, 14);
-	assert_int_equal(memcg_node_layout_slot(l, "NR_SWAPCACHE", &slot, &unit), 0);
+	assert_int_equal(memcg_layout_state(l, "NR_SWAPCACHE", &slot, &unit), 0);
 	assert_int_equal(slot, 26);
 	/* memcg items are not per node */
-	assert_int_equal(memcg_node_layout_slot(l, "MEMCG_SOCK", &slot, &unit), -ENOENT);
-	assert_non_null(strstr(memcg_node_layout_describe(l), "of Linux 6.11-6.19"));
-	memcg_node_layout_free(l);
+	assert_int_equal(memcg_layout_state(l, "MEMCG_SOCK", &slot, &unit), -ENOENT);
+	assert_non_null(strstr(memcg_layout_describe(l), "of Linux 6.11-6.19"));
+	memcg_layout_free(l);
 	btf__free(btf);
 }
 
@@ -290,7 +290,7 @@ static void test_node_packed_7(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct btf *btf = btf__new_empty();
-		struct memcg_node_layout *l = NULL;
+		struct memcg_layout *l = NULL;
 
 		add_enum(btf, "node_stat_item", node_7, 0);
 		add_lruvec_stats(btf, cases[i].nr);
@@ -302,11 +302,11 @@ static void test_node_packed_7(void **state)
 			continue;
 		}
 		assert_int_equal(memcg_node_layout_open(btf, &l, why, sizeof(why)), 0);
-		assert_int_equal(memcg_node_layout_slot(l, "NR_KERNEL_STACK_KB", &slot, &unit), 0);
+		assert_int_equal(memcg_layout_state(l, "NR_KERNEL_STACK_KB", &slot, &unit), 0);
 		assert_int_equal(slot, cases[i].stack_slot);
-		assert_int_equal(memcg_node_layout_slot(l, "NR_SHMEM", &slot, &unit), 0);
+		assert_int_equal(memcg_layout_state(l, "NR_SHMEM", &slot, &unit), 0);
 		assert_int_equal(slot, 19);
-		memcg_node_layout_free(l);
+		memcg_layout_free(l);
 		btf__free(btf);
 	}
 }

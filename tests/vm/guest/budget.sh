@@ -40,12 +40,7 @@ budget_tree() {
 		echo $! >> "$WORK/bt.pids"
 	done
 	for i in $BT_LOADED; do
-		t=0
-		until [ -e "$WORK/bt.ready$i" ]; do
-			t=$((t + 1))
-			if [ $t -gt 300 ]; then why "memload in c$i not ready after 30 s"; return 1; fi
-			sleep 0.1
-		done
+		wait_ready "$WORK/bt.ready$i" "memload in c$i" || return 1
 	done
 }
 

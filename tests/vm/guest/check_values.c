@@ -401,8 +401,11 @@ static void add_value(struct parser *ps, struct record *r, char *name, uint64_t 
 	r->values[r->nr_values++].v = v;
 }
 
-/* "numa":{"<stat>":{"<node>":v,...},...} into values named numa_<stat>_N<node>. */
-static int parse_numa(struct parser *ps, struct record *r)
+/*
+ * Parses an object {"key":<value>,...}: @member parses each value, given the
+ * key (which it frees). 0, or -1 with ps->err.
+ */
+static int parse_object(struct parser *ps, int (*member)(struct parser *, char *, void *), void *arg)
 {
 	if (!expect(ps, '{'))
 		return -1;
@@ -412,44 +415,13 @@ static int parse_numa(struct parser *ps, struct record *r)
 		return 0;
 	}
 	for (;;) {
-		char *stat = parse_string(ps);
+		char *key = parse_string(ps);
 
-		if (!stat || !expect(ps, ':') || !expect(ps, '{')) {
-			free(stat);
+		if (!key || !expect(ps, ':')) {
+			free(key);
 			return -1;
 		}
-		for (;;) {
-			char *node = parse_string(ps), *name;
-			uint64_t v;
-
-			if (!node || !expect(ps, ':') || parse_u64(ps, &v) < 0) {
-				free(node);
-				free(stat);
-				return -1;
-			}
-			if (asprintf(&name, "numa_%s_N%s", stat, node) < 0)
-				name = NULL;
-			free(node);
-			if (!name) {
-				free(stat);
-				ps->err = "out of memory";
-				return -1;
-			}
-			add_value(ps, r, name, v);
-			r->nr_numa++;
-			if (ps->err) {
-				free(stat);
-				return -1;
-			}
-			ws(ps);
-			if (*ps->p == ',') {
-				ps->p++;
-				continue;
-			}
-			break;
-		}
-		free(stat);
-		if (!expect(ps, '}'))
+		if (member(ps, key, arg) < 0)
 			return -1;
 		ws(ps);
 		if (*ps->p == ',') {
@@ -460,35 +432,50 @@ static int parse_numa(struct parser *ps, struct record *r)
 	}
 }
 
-static int parse_values(struct parser *ps, struct record *r)
+/* A value of "values": "<name>":<u64>. */
+static int value_member(struct parser *ps, char *name, void *arg)
 {
-	if (!expect(ps, '{'))
-		return -1;
-	ws(ps);
-	if (*ps->p == '}') {
-		ps->p++;
-		return 0;
-	}
-	for (;;) {
-		char *name = parse_string(ps);
-		uint64_t v;
+	uint64_t v;
 
-		if (!name)
-			return -1;
-		if (!expect(ps, ':') || parse_u64(ps, &v) < 0) {
-			free(name);
-			return -1;
-		}
-		add_value(ps, r, name, v);
-		if (ps->err)
-			return -1;
-		ws(ps);
-		if (*ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		return expect(ps, '}') ? 0 : -1;
+	if (parse_u64(ps, &v) < 0) {
+		free(name);
+		return -1;
 	}
+	add_value(ps, arg, name, v);
+	return ps->err ? -1 : 0;
+}
+
+struct numa_stat_ctx {
+	struct record *r;
+	const char *stat;
+};
+
+/* A node's value of one stat of "numa": "<node>":<u64>, kept as numa_<stat>_N<node>. */
+static int node_member(struct parser *ps, char *node, void *arg)
+{
+	struct numa_stat_ctx *ctx = arg;
+	char *name;
+	int err;
+
+	if (asprintf(&name, "numa_%s_N%s", ctx->stat, node) < 0) {
+		free(node);
+		ps->err = "out of memory";
+		return -1;
+	}
+	free(node);
+	err = value_member(ps, name, ctx->r);
+	ctx->r->nr_numa += err == 0;
+	return err;
+}
+
+/* A stat of "numa": "<stat>":{"<node>":v,...}. */
+static int stat_member(struct parser *ps, char *stat, void *arg)
+{
+	struct numa_stat_ctx ctx = { .r = arg, .stat = stat };
+	int err = parse_object(ps, node_member, &ctx);
+
+	free(stat);
+	return err;
 }
 
 /* Parses one JSON line into @r. Returns 0 or -1 with a message. */
@@ -532,11 +519,11 @@ static int parse_record(const char *line, unsigned lineno, struct record *r)
 			if (!(r->backend = parse_string(&ps)))
 				goto fail_key;
 		} else if (!strcmp(key, "values")) {
-			if (parse_values(&ps, r) < 0)
+			if (parse_object(&ps, value_member, r) < 0)
 				goto fail_key;
 			have_values = true;
 		} else if (!strcmp(key, "numa")) {
-			if (parse_numa(&ps, r) < 0)
+			if (parse_object(&ps, stat_member, r) < 0)
 				goto fail_key;
 		} else if (skip_value(&ps) < 0) {
 			goto fail_key;

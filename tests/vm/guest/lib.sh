@@ -98,6 +98,16 @@ sample() {
 # first_line FILE: the first line of FILE, cut to 200 characters for a reason.
 first_line() { head -n 1 "$1" | cut -c 1-200; }
 
+# wait_ready FILE WHAT: waits up to 30 s for FILE (a memload's -r file); fails naming WHAT.
+wait_ready() {
+	t=0
+	until [ -e "$1" ]; do
+		t=$((t + 1))
+		if [ $t -gt 300 ]; then why "$2 not ready after 30 s"; return 1; fi
+		sleep 0.1
+	done
+}
+
 # scratch_fs: the empty scratch disk tests/vm/run.sh attaches (NVMe) as an
 # ext2 filesystem on $SCRATCH, made at the first call: files there have a
 # real page cache (the guest's other filesystems are tmpfs: shmem pages).

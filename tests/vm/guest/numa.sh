@@ -33,12 +33,7 @@ numa_load() {
 	( echo 0 > "$NUMA_ROOT$1/cgroup.procs" &&
 		exec taskset "$2" memload -a "$3" -f "$WORK/numa.file.$(echo "$1$2" | tr '/' '_')" -s "$4" -r "$ready" ) &
 	echo $! >> "$WORK/numa.pids"
-	t=0
-	until [ -e "$ready" ]; do
-		t=$((t + 1))
-		if [ $t -gt 300 ]; then why "memload in $1 (CPUs $2) not ready after 30 s"; return 1; fi
-		sleep 0.1
-	done
+	wait_ready "$ready" "memload in $1 (CPUs $2)"
 }
 
 # numa_of CGROUP STAT NODE: that value of CGROUP's memory.numa_stat.
