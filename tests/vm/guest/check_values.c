@@ -650,26 +650,31 @@ struct kvfile {
 	bool present;
 };
 
+/* Reads file @name of @dirfd into @buf, NUL-terminated; false when it cannot. */
+static bool read_text(int dirfd, const char *name, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = 0;
+	return n == 0;
+}
+
 /* Reads a "name value" file (memory.stat, memory.events) or a single number. */
 static void read_kv(int dirfd, const char *name, bool single, struct kvfile *out)
 {
 	char buf[16384];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
 
 	out->n = 0;
-	out->present = false;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	out->present = read_text(dirfd, name, buf, sizeof(buf));
+	if (!out->present)
 		return;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	if (n < 0)
-		return;
-	buf[len] = 0;
-	out->present = true;
 	if (single) {
 		out->kv = xrealloc(out->kv, sizeof(*out->kv));
 		strcpy(out->kv[0].name, "value");
@@ -715,22 +720,11 @@ struct cg_files {
 static void read_numa(int dirfd, struct kvfile *out)
 {
 	char buf[16384], *save = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd;
 
 	out->n = 0;
-	out->present = false;
-	fd = openat(dirfd, "memory.numa_stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	out->present = read_text(dirfd, "memory.numa_stat", buf, sizeof(buf));
+	if (!out->present)
 		return;
-	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	if (n < 0)
-		return;
-	buf[len] = 0;
-	out->present = true;
 	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *tok_save = NULL, *stat = strtok_r(line, " ", &tok_save), *tok;
 
