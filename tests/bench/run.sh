@@ -25,8 +25,13 @@
 # then boots the 7.x kernel once more for
 #   bench_budget    50,000 cgroups with the default budgets and without,
 #                   against 10,000 (issue 38);
+# and once more with two NUMA nodes (tests/vm/run.sh: the numa* sets) for
+#   numa_bench      memcg-bench with per-node stats at 1,000 and 10,000
+#                   cgroups, text (memory.numa_stat) against bpf, and one
+#                   read of the root's memory.numa_stat (issue 32);
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
-# kfunc:bench_budget fallback:bench_core_612 bookworm:bench_core_61"); "kfunc:bench_agent" runs
+# kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612
+# bookworm:bench_core_61"); "kfunc:numa_bench" numa_bench alone; "kfunc:bench_agent" runs
 # encode-bench (1,000 and 10,000 cgroups), bench_collectd and
 # bench_soak_sink; "kfunc:bench_collectd" bench_collectd alone; "kfunc:bench_churn"
 # bench_churn alone; "kfunc:bench_budget" bench_budget alone.
@@ -73,7 +78,7 @@ else
 fi
 
 # shellcheck disable=SC2086 # lists of words
-kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget fallback:bench_core_612 bookworm:bench_core_61}
+kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612 bookworm:bench_core_61}
 # a new run's logs only: the tables below read them
 for k in $kernels; do rm -f "$logs/${k#*:}.vmtest.log"; done
 MEMCG_BPF_VM_KERNELS=$kernels \
@@ -86,35 +91,49 @@ MEMCG_BPF_VM_KERNELS=$kernels \
 	MEMCG_BPF_VM_TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-7200} \
 	"$top/tests/vm/run.sh" > "$logs.out" 2>&1
 rc=$?
-proto=$logs/bench.vmtest.log
-[ -s "$proto" ] || proto=$logs/bench_agent.vmtest.log
-[ -s "$proto" ] || proto=$logs/bench_collectd.vmtest.log
-kernel=$(tr -d '\r' < "$proto" 2>/dev/null | sed -n 's/^VMTEST KERNEL //p' | head -n 1)
+# ran SET: whether this run booted SET (a log of an earlier run is not shown)
+ran() { case " $kernels " in *":$1 "*) [ -s "$logs/$1.vmtest.log" ] ;; *) return 1 ;; esac; }
+proto=
+for set in bench bench_agent bench_collectd; do
+	ran $set && { proto=$logs/$set.vmtest.log; break; }
+done
+kernel=$(tr -d '\r' < "${proto:-/dev/null}" 2>/dev/null | sed -n 's/^VMTEST KERNEL //p' | head -n 1)
 info() { tr -d '\r' < "${2:-$proto}" 2>/dev/null | sed -n "s/^VMTEST INFO [^ ]* $1: //p"; }
 for set in bench_core_612 bench_core_61; do
 	p=$logs/$set.vmtest.log
-	[ -s "$p" ] || continue
+	ran $set || continue
 	echo "memcg-bench, bpf-core, on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs):"
 	info bench_core "$p"
 	echo
 done
-echo "memcg-bench on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
-info bench
-info bench_encode
-echo
-echo "collectd on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
-info bench_collectd > "$logs/collectd.txt"
-cat "$logs/collectd.txt"
-echo
-info bench_soak
-info bench_soak_sink
+# the sets of the first boot (bench, bench_agent, bench_collectd), when it ran
+if [ -n "$proto" ]; then
+	echo "memcg-bench on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
+	info bench
+	info bench_encode
+	echo
+	echo "collectd on Linux ${kernel:-?} (qemu TCG, 2 vCPUs):"
+	info bench_collectd > "$logs/collectd.txt"
+	cat "$logs/collectd.txt"
+	echo
+	info bench_soak
+	info bench_soak_sink
+fi
 p=$logs/bench_budget.vmtest.log
-if [ -s "$p" ]; then
+if ran bench_budget; then
 	echo "the cgroup budget on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs):"
 	info bench_budget "$p"
 	echo
 fi
-"$top/tests/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
-grep -h '^VMTEST FAIL' "$proto.clean" 2>/dev/null | sed 's/^/bench: /'
+p=$logs/numa_bench.vmtest.log
+if ran numa_bench; then
+	echo "per-node stats on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs, 2 NUMA nodes):"
+	info numa_bench "$p"
+	echo
+fi
+[ -z "$proto" ] || "$top/tests/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"
+for k in $kernels; do
+	grep -h '^VMTEST FAIL' "$logs/${k#*:}.vmtest.log.clean" 2>/dev/null | sed 's/^/bench: /'
+done
 [ $rc -eq 0 ] || { echo "bench: the VM run failed; see $logs.out"; tail -n 20 "$logs.out"; }
 exit $rc
