@@ -222,15 +222,6 @@ struct mem_cgroup_per_node___embedded {
 	struct lruvec_stats___node lruvec_stats;
 } __attribute__((preserve_access_index));
 
-/* Set by user space: the nodes read (N_MEMORY) and the span of state[] the reads use. */
-const volatile __u32 nr_nodes = 0;
-const volatile __u32 node_ids[MEMCG_MAX_NODES] = {};
-const volatile struct memcg_span node_span = {};
-
-/* The cgroup being read: each node's span, and how much of it was copied (0: none). */
-long node_copy[MEMCG_MAX_NODES][MEMCG_NODE_SPAN_MAX];
-__u32 node_copied[MEMCG_MAX_NODES];
-
 /* Where node @pn's lruvec_stats.state[] starts, or NULL. */
 static __always_inline const char *node_state_base(const char *pn)
 {
@@ -248,39 +239,43 @@ static __always_inline const char *node_state_base(const char *pn)
 	return stats + bpf_core_field_offset(struct lruvec_stats___node, state);
 }
 
-/* Before the reads of a cgroup: each node's span of state[]. */
-static __always_inline void copy_nodes(struct mem_cgroup *memcg)
-{
-	__u32 n = node_span.n, k;
-	const char *pn, *base;
+/* Set by user space: the nodes read (N_MEMORY, ascending) and the span of state[] they need. */
+const volatile __u32 nr_nodes = 0;
+const volatile __u32 node_ids[MEMCG_MAX_NODES] = {};
+const volatile struct memcg_span node_span = {};
 
+/* memcg->nodeinfo[node_ids[0]..node_ids[nr_nodes - 1]] of the cgroup being read */
+__u64 node_info[MEMCG_MAX_NODES];
+
+/*
+ * The per-node values of a cgroup, into its record after the reads': one
+ * read of its nodeinfo pointers, then per node its lruvec_stats pointer (6.11
+ * on) and one copy of the span. A node that cannot be read is flagged.
+ */
+static __always_inline void copy_nodes(struct memcg_record *rec, struct mem_cgroup *memcg)
+{
+	__u32 n = node_span.n, first = node_ids[0], k, at;
+	const char *base;
+
+	if (!n || n > MEMCG_NODE_SPAN_MAX || first >= MEMCG_MAX_NODES || nr_nodes > MEMCG_MAX_NODES ||
+	    node_ids[nr_nodes - 1] >= MEMCG_MAX_NODES || node_ids[nr_nodes - 1] < first)
+		return;
+	if (bpf_probe_read_kernel(node_info, (node_ids[nr_nodes - 1] - first + 1) * sizeof(__u64),
+				  (const char *)memcg + bpf_core_field_offset(struct mem_cgroup, nodeinfo) +
+					  (__u64)first * sizeof(void *))) {
+		rec->nodes_failed = ~0ULL;
+		return;
+	}
 	for (k = 0; k < MEMCG_MAX_NODES; k++) {
 		if (k >= nr_nodes)
 			break;
-		node_copied[k] = 0;
-		if (!n || n > MEMCG_NODE_SPAN_MAX)
-			continue;
-		if (bpf_probe_read_kernel(&pn, sizeof(pn), (const char *)memcg +
-					  bpf_core_field_offset(struct mem_cgroup, nodeinfo) +
-					  (__u64)node_ids[k] * sizeof(void *)) || !pn)
-			continue;
-		base = node_state_base(pn);
-		if (base && !bpf_probe_read_kernel(node_copy[k], n * sizeof(long),
-						   base + (__u64)node_span.lo * sizeof(long)))
-			node_copied[k] = n;
+		at = node_ids[k] - first;
+		base = at < MEMCG_MAX_NODES && node_info[at] ? node_state_base((const char *)node_info[at]) : NULL;
+		if (!base || nr_reads + (k + 1) * n > MEMCG_SAMPLE_MAX_VALUES ||
+		    bpf_probe_read_kernel(&rec->values[nr_reads + k * n], n * sizeof(long),
+					  base + (__u64)node_span.lo * sizeof(long)))
+			rec->nodes_failed |= 1ULL << k;
 	}
-}
-
-/* lruvec_page_state() of mm/memcontrol.c from the copy: below zero (per-CPU drift) reads as 0. */
-static __always_inline __u64 read_node(__u32 index)
-{
-	__u32 k = index >> 16, i = (index & 0xffff) - node_span.lo;
-	long v;
-
-	if (k >= MEMCG_MAX_NODES || i >= MEMCG_NODE_SPAN_MAX || i >= node_copied[k])
-		return MEMCG_READ_INVALID;
-	v = node_copy[k][i];
-	return v < 0 ? 0 : v;
 }
 
 /*
@@ -337,7 +332,7 @@ static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
 static __always_inline bool read_at_root(__u32 kind, __u32 index)
 {
 	if (kind == MEMCG_READ_PAGE_STATE || kind == MEMCG_READ_VM_EVENT || kind == MEMCG_READ_VMSTAT_STATE ||
-	    kind == MEMCG_READ_VMSTAT_EVENT || kind == MEMCG_READ_NODE_STATE)
+	    kind == MEMCG_READ_VMSTAT_EVENT)
 		return true;
 	return cgroup_v1 &&
 	       !(kind == MEMCG_READ_PAGE_COUNTER && index == MEMCG_COUNTER_READ(MEMCG_COUNTER_MEMORY, MEMCG_FIELD_USAGE));
@@ -376,8 +371,6 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 		return read_pressure(cgrp, index);
 	case MEMCG_READ_SOFT_LIMIT:
 		return read_soft_limit(memcg);
-	case MEMCG_READ_NODE_STATE:
-		return read_node(index);
 	}
 	return MEMCG_READ_INVALID;
 }
@@ -426,6 +419,7 @@ static __always_inline struct memcg_record *begin_record(struct cgroup *cgrp, __
 	rec->parent_id = cgrp->self.parent ? cgrp->self.parent->cgroup->kn->id : 0;
 	rec->depth = depth;
 	rec->flags = 0;
+	rec->nodes_failed = 0;
 	/* the walk holds cgroup_mutex, which rename (cgroup_rename) takes too */
 	len = bpf_probe_read_kernel_str(rec->name, sizeof(rec->name), cgrp->kn->name);
 	rec->name_len = len > 0 && len < (long)sizeof(rec->name) ? len - 1 : MEMCG_NAME_UNKNOWN;
@@ -458,7 +452,7 @@ static __always_inline void fill_values(struct memcg_record *rec, struct cgroup 
 	if (core)
 		copy_vmstats(memcg);
 	if (nr_nodes)
-		copy_nodes(memcg);
+		copy_nodes(rec, memcg);
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;

@@ -8,6 +8,13 @@
  * then one __u64 per read, in the order of the reads. The map's value size
  * is set at load time to memcg_record_size(nr_reads).
  *
+ * After the reads' values come the per-node values, when user space asks
+ * for them (nr_nodes): for node k (node_ids[k]), the span node_span of
+ * memcg->nodeinfo[node_ids[k]]->lruvec_stats.state[] (memory.numa_stat's
+ * counters), copied raw (a long each, < 0 from per-CPU drift) at
+ * values[nr_reads + k * node_span.n]; bit k of nodes_failed says the copy
+ * of node k failed.
+ *
  * The header names the cgroup as the walk saw it: its id, its parent's id
  * and its kernfs name (the last component of its path). The walk is
  * pre-order, so a parent's record comes before its children's and user
@@ -18,6 +25,8 @@
 #define MEMCG_SAMPLE_H
 
 #define MEMCG_SAMPLE_MAX_READS 128
+/* The values of a record: the reads' and the per-node ones. */
+#define MEMCG_SAMPLE_MAX_VALUES 512
 
 /* Which kfunc serves a read. */
 enum memcg_read_kind {
@@ -34,9 +43,6 @@ enum memcg_read_kind {
 	MEMCG_READ_VMSTAT_EVENT = 8, /* memcg->vmstats->events[slot] */
 	MEMCG_READ_EVENT = 9,        /* memcg->memory_events[index] (memory.events) */
 	MEMCG_READ_SOFT_LIMIT = 10,  /* memcg->soft_limit, in bytes (v1 memory.soft_limit_in_bytes) */
-	/* CO-RE on every kernel (no kfunc takes a node): */
-	MEMCG_READ_NODE_STATE = 11,  /* index = MEMCG_NODE_READ(k, slot): memcg->nodeinfo[node_ids[k]]->
-				      * lruvec_stats.state[slot], raw, >= 0 (memory.numa_stat) */
 };
 
 /*
@@ -85,13 +91,12 @@ struct memcg_span {
 };
 
 /*
- * Per-node reads: k indexes the node_ids user space gives (the nodes with
- * memory), slot the lruvec_stats.state[] array. Each cgroup's arrays are
- * copied once per node, the span of the slots the reads use.
+ * Per-node values (CO-RE on every kernel: no kfunc takes a node): at most
+ * MEMCG_MAX_NODES nodes (ids below it too), a span of at most
+ * MEMCG_NODE_SPAN_MAX slots of each.
  */
 #define MEMCG_MAX_NODES 64
 #define MEMCG_NODE_SPAN_MAX 64
-#define MEMCG_NODE_READ(k, slot) ((__u32)(k) << 16 | (__u32)(slot))
 
 /* What the kfuncs return for an index the kernel does not track. */
 #define MEMCG_READ_INVALID ((__u64)-1)
@@ -118,10 +123,11 @@ struct memcg_record {
 	__u32 name_len;   /* strlen(name), or MEMCG_NAME_UNKNOWN */
 	__u32 flags;      /* MEMCG_RECORD_* */
 	__u32 reserved;
+	__u64 nodes_failed; /* bit k: node k's per-node values could not be read */
 	char name[MEMCG_NAME_SIZE];
-	__u64 values[];   /* nr_reads values */
+	__u64 values[];   /* nr_reads values, then nr_nodes * node_span.n per-node ones */
 };
 
-#define memcg_record_size(nr_reads) (sizeof(struct memcg_record) + (nr_reads) * sizeof(__u64))
+#define memcg_record_size(nr_values) (sizeof(struct memcg_record) + (nr_values) * sizeof(__u64))
 
 #endif

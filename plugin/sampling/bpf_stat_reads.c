@@ -200,16 +200,17 @@ static int node_index(struct bpf_backend *b, unsigned int id)
 }
 
 /*
- * A per-node column: its constants' slots in the node's lruvec_stats.state[]
- * (v1: the LRU lists its hierarchical_ line sums). 0; -ENOENT with @why set
- * when this kernel keeps no such per-node counter; another negative errno.
+ * A per-node column: the slots of its constants in the node's
+ * lruvec_stats.state[] (v1: the LRU lists its hierarchical_ line sums),
+ * placed by place_node_values(). 0; -ENOENT with @why set when this kernel
+ * keeps no such per-node counter; another negative errno.
  */
 static int resolve_node_column(const struct sampler *s, struct bpf_backend *b, const struct stat_def *def,
 			       struct bpf_column *col, char *why, size_t why_len)
 {
 	const char *p = s->mount.version == 1 ? def->v1_kernel : def->kernel[0];
 	char term[64];
-	int k, r;
+	int k;
 
 	if (!b->node_layout) {
 		snprintf(why, why_len, "%s", b->node_why);
@@ -218,22 +219,67 @@ static int resolve_node_column(const struct sampler *s, struct bpf_backend *b, c
 	k = node_index(b, def->node_id);
 	if (k < 0)
 		return k;
+	col->node = true;
+	col->node_k = (unsigned int)k;
 	col->nr_terms = 0;
 	while (p && *p && col->nr_terms < STAT_MAX_TERMS) {
 		size_t len = strcspn(p, "+");
-		uint64_t unit;
-		__u32 slot;
 
 		snprintf(term, sizeof(term), "%.*s", (int)len, p);
-		if (memcg_layout_state(b->node_layout, term, &slot, &unit)) {
+		if (memcg_layout_state(b->node_layout, term, &col->slot[col->nr_terms], &col->unit[col->nr_terms])) {
 			snprintf(why, why_len, "this kernel keeps no per-node counter %s", term);
 			return -ENOENT;
 		}
-		r = add_read(b, MEMCG_READ_NODE_STATE, MEMCG_NODE_READ(k, slot), unit);
-		if (r < 0)
-			return r;
-		col->term[col->nr_terms++] = r;
+		col->nr_terms++;
 		p += len + (p[len] == '+');
+	}
+	return 0;
+}
+
+/*
+ * The per-node values go after the reads' in the record: each node's span
+ * of the slots the per-node columns use. Points their terms there. A span
+ * that does not fit the record leaves the per-node columns out, saying why.
+ */
+static int place_node_values(struct sampler *s, struct bpf_backend *b)
+{
+	__u32 lo = UINT32_MAX, hi = 0;
+	char why[160];
+	size_t c;
+	int err;
+
+	b->nr_values = b->nr_reads;
+	for (c = 0; c < s->nr_stats; c++)
+		for (unsigned int i = 0; b->columns[c].node && i < b->columns[c].nr_terms; i++) {
+			lo = b->columns[c].slot[i] < lo ? b->columns[c].slot[i] : lo;
+			hi = b->columns[c].slot[i] + 1 > hi ? b->columns[c].slot[i] + 1 : hi;
+		}
+	if (!hi)
+		return 0;
+	b->node_span = (struct memcg_span){ .lo = lo, .n = hi - lo };
+	if (b->node_span.n <= MEMCG_NODE_SPAN_MAX && b->nr_reads + b->nr_nodes * b->node_span.n <= MEMCG_SAMPLE_MAX_VALUES) {
+		b->nr_values = b->nr_reads + b->nr_nodes * b->node_span.n;
+		for (c = 0; c < s->nr_stats; c++) {
+			struct bpf_column *col = &b->columns[c];
+
+			for (unsigned int i = 0; col->node && i < col->nr_terms; i++) {
+				col->term[i] = b->nr_reads + col->node_k * b->node_span.n + col->slot[i] - lo;
+				b->scale[col->term[i]] = col->unit[i];
+			}
+		}
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%u nodes x %u slots of per-node counters do not fit the walk's record (%d values)",
+		 b->nr_nodes, b->node_span.n, MEMCG_SAMPLE_MAX_VALUES);
+	b->node_span.n = 0;
+	b->nr_nodes = 0;
+	for (c = s->nr_stats; c-- > 0;) {
+		if (!b->columns[c].node)
+			continue;
+		memmove(&b->columns[c], &b->columns[c + 1], (s->nr_stats - c - 1) * sizeof(b->columns[0]));
+		err = sampler_drop_stat(s, c, why);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -335,5 +381,5 @@ int bpf_resolve_stats(struct sampler *s, struct bpf_backend *b, const struct btf
 		if (err)
 			return err;
 	}
-	return 0;
+	return place_node_values(s, b);
 }

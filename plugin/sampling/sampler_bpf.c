@@ -265,25 +265,6 @@ static void vmstat_spans(const struct bpf_backend *b, struct memcg_span span[2])
 	}
 }
 
-/* The slots of the per-node state[] the reads use: the walk copies them once per node. */
-static void node_span(const struct bpf_backend *b, struct memcg_span *span)
-{
-	__u32 lo = UINT32_MAX, hi = 0;
-
-	for (unsigned int i = 0; i < b->nr_reads; i++) {
-		__u32 slot = b->reads[i].index & 0xffff;
-
-		if (b->reads[i].kind != MEMCG_READ_NODE_STATE)
-			continue;
-		lo = slot < lo ? slot : lo;
-		hi = slot + 1 > hi ? slot + 1 : hi;
-	}
-	span->lo = hi ? lo : 0;
-	span->n = hi ? hi - lo : 0;
-	if (span->n > MEMCG_NODE_SPAN_MAX) /* never with today's layouts; the slots past it read as missing */
-		span->n = MEMCG_NODE_SPAN_MAX;
-}
-
 static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iter_opts);
@@ -308,7 +289,7 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	vmstat_spans(b, (struct memcg_span *)b->skel->rodata->vmstat_span);
 	b->skel->rodata->nr_nodes = b->nr_nodes;
 	memcpy((void *)b->skel->rodata->node_ids, b->node_ids, sizeof(b->node_ids));
-	node_span(b, (struct memcg_span *)&b->skel->rodata->node_span);
+	memcpy((void *)&b->skel->rodata->node_span, &b->node_span, sizeof(b->node_span));
 	for (f = MEMCG_WALK_KFUNC; f <= MEMCG_WALK_CORE; f++)
 		bpf_program__set_autoload(walk_program(b, f), f == b->flavor);
 	err = bpf_map__set_value_size(b->skel->maps.records, b->stride);
@@ -437,7 +418,7 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	if (err)
 		goto free_btf;
 	find_rank_read(s, b);
-	b->stride = memcg_record_size(b->nr_reads);
+	b->stride = memcg_record_size(b->nr_values);
 	if (b->layout)
 		snprintf(desc, sizeof(desc), "cgroup iterator with CO-RE reads of struct memcg_vmstats (%s), "
 			 "flushed by %s", memcg_layout_describe(b->layout),
@@ -484,7 +465,7 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	}
 	if (err)
 		goto free_btf;
-	snprintf(why, why_len, "%s; %u reads per cgroup, room for %u cgroups", desc, b->nr_reads, b->capacity);
+	snprintf(why, why_len, "%s; %u reads per cgroup, room for %u cgroups", desc, b->nr_values, b->capacity);
 free_btf:
 	memcg_layout_free(b->layout);
 	b->layout = NULL;
@@ -561,6 +542,21 @@ static int walk_all(struct sampler *s, struct bpf_backend *b)
 	return -EOVERFLOW;
 }
 
+/* A per-node column: its node's raw counters, below 0 as 0 (lruvec_page_state()), times their units. */
+static uint64_t node_value(const struct bpf_backend *b, const struct bpf_column *col, const struct memcg_record *rec)
+{
+	uint64_t sum = 0;
+
+	if (rec->nodes_failed & (1ULL << col->node_k))
+		return SAMPLE_VALUE_MISSING;
+	for (unsigned int i = 0; i < col->nr_terms; i++) {
+		int64_t v = (int64_t)rec->values[col->term[i]];
+
+		sum += v > 0 ? (uint64_t)v * b->scale[col->term[i]] : 0;
+	}
+	return sum;
+}
+
 static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct memcg_record *rec,
 		     struct sample_row *row)
 {
@@ -574,6 +570,10 @@ static void fill_row(const struct bpf_backend *b, size_t nr_stats, const struct 
 
 		if (col->nr_terms == 0 || (rank_only && c != b->rank_column)) { /* derived: the sampler fills it */
 			row->values[c] = SAMPLE_VALUE_MISSING;
+			continue;
+		}
+		if (col->node) {
+			row->values[c] = node_value(b, col, rec);
 			continue;
 		}
 		if (col->nr_terms == 1) { /* as read: MEMCG_READ_UNLIMITED too */

@@ -24,10 +24,19 @@
 struct cgroup_index;
 struct memcg_sample_bpf;
 
-/* A column is the sum of up to STAT_MAX_TERMS reads; none for a derived stat. */
+/*
+ * A column is the sum of up to STAT_MAX_TERMS values of the record; none for
+ * a derived stat. A per-node column's values are of node node_k, raw longs
+ * (below 0 reads as 0); until bpf_resolve_stats() places them, slot and unit
+ * say which of the node's counters and what one is worth.
+ */
 struct bpf_column {
 	unsigned int nr_terms;
 	unsigned int term[STAT_MAX_TERMS];
+	bool node;
+	unsigned int node_k;
+	__u32 slot[STAT_MAX_TERMS];
+	uint64_t unit[STAT_MAX_TERMS];
 };
 
 struct bpf_backend {
@@ -49,8 +58,10 @@ struct bpf_backend {
 	size_t stride;
 
 	struct memcg_read reads[MEMCG_SAMPLE_MAX_READS];
-	uint64_t scale[MEMCG_SAMPLE_MAX_READS]; /* what a read is multiplied by: memory.stat's unit */
+	uint64_t scale[MEMCG_SAMPLE_MAX_VALUES]; /* what a value is multiplied by: memory.stat's unit */
 	unsigned int nr_reads;
+	unsigned int nr_values;          /* the reads', then nr_nodes * node_span.n per-node ones */
+	struct memcg_span node_span;     /* the slots of each node's state[] copied */
 	struct bpf_column *columns;
 	struct cgroup_index *index;
 	__u32 rank_read;                  /* the read of the rank stat (usage), or MEMCG_NO_READ */
