@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The folders under plugin/ are the layers (README, "Source map"). Bottom up:
-#   base < sampling < series < wire < sending < config < plugin, cli
+#   base < sampling, allocinfo < series < wire < sending < config < plugin, cli
 # A file may include headers of its own layer and of layers below it, and
 # the generated headers (bpf/, proto/) of the layers that own them. This
 # test fails on any include that reaches up, and on any project include
@@ -13,6 +13,7 @@ rank() {
 	base) echo 0 ;;
 	bpf) echo 1 ;; # the BPF record layout and skeleton: sampling's
 	sampling) echo 1 ;;
+	allocinfo) echo 1 ;; # the kernel's allocation profile, beside sampling
 	series) echo 2 ;;
 	proto) echo 3 ;; # generated protobuf-c code: wire's
 	wire) echo 3 ;;
@@ -23,7 +24,7 @@ rank() {
 	esac
 }
 bad=0 checked=0
-for dir in base sampling series wire sending config plugin cli; do
+for dir in base sampling allocinfo series wire sending config plugin cli; do
 	mine=$(rank "$dir")
 	folder=$top/plugin/$dir # the core's layers are plugin/'s folders
 	[ "$dir" = plugin ] && folder=$top/plugin

@@ -16,6 +16,8 @@
 
 #include "base/name_table.h"
 #include "base/log.h"
+#include "allocinfo/allocinfo.h"
+#include "cli/allocinfo_report.h"
 #include "cli/path_escape.h"
 #include "sampling/cgroup_budget.h"
 #include "sampling/sampler.h"
@@ -34,6 +36,8 @@ struct cli_opts {
 	const struct stat_def *stats[128];
 	const struct stat_def *numa_stats[64];
 	bool numa;
+	bool allocinfo;                      /* --allocinfo: the allocation profile instead of cgroups */
+	struct allocinfo_report_opts alloc;
 	long count;
 	double interval;
 	enum output_format format;
@@ -69,6 +73,9 @@ static void usage(FILE *out)
 		"  -N, --numa            also per NUMA node (memory.numa_stat): the stats --stats names\n"
 		"                        that have per-node values, or all per-node stats; JSON rows\n"
 		"                        get \"numa\":{\"<stat>\":{\"<node>\":value}}, the table numa_<stat>_N<node>\n"
+		"      --allocinfo [FILE] the kernel's allocation profile instead of cgroups: the top\n"
+		"                        call sites by bytes from FILE (default " ALLOCINFO_PATH ")\n"
+		"      --allocinfo-top N call sites shown (default 25); the rest sum to one 'other' line\n"
 		"  -l, --list-stats      list the catalog of stats and exit\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage or configuration error.\n",
@@ -201,10 +208,13 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-stats", no_argument, NULL, 'l' },
 		{ "numa", no_argument, NULL, 'N' },
+		{ "allocinfo", optional_argument, NULL, 'A' },
+		{ "allocinfo-top", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *stats = NULL;
+	bool alloc_path_given = false;
 	long depth, limit;
 	char *end;
 	int c, err;
@@ -264,6 +274,19 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		case 'N':
 			o->numa = true;
 			break;
+		case 'A':
+			o->allocinfo = true;
+			if (optarg) {
+				o->alloc.path = optarg;
+				alloc_path_given = true;
+			}
+			break;
+		case 'T':
+			err = parse_long(optarg, "--allocinfo-top", 1, &limit);
+			if (err)
+				return err;
+			o->alloc.top = limit > 100000 ? 100000 : (size_t)limit;
+			break;
 		case 'l':
 			list_stats();
 			return 1;
@@ -275,6 +298,10 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 			return -EINVAL;
 		}
 	}
+	/* --allocinfo FILE as well as --allocinfo=FILE */
+	if (o->allocinfo && !alloc_path_given && optind < argc)
+		o->alloc.path = argv[optind++];
+	o->alloc.json = o->format == FORMAT_JSON;
 	if (optind < argc) {
 		mb_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
@@ -473,6 +500,7 @@ int main(int argc, char **argv)
 {
 	struct cli_opts o = {
 		.sampler = { .max_depth = -1, .backend = SAMPLER_AUTO },
+		.alloc = { .path = ALLOCINFO_PATH, .top = 25 },
 		.count = 1,
 		.interval = 1.0,
 	};
@@ -486,6 +514,8 @@ int main(int argc, char **argv)
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
+	if (o.allocinfo)
+		return allocinfo_report(&o.alloc);
 	raise_fd_limit();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

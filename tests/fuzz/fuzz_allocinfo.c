@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: the /proc/allocinfo text reader on arbitrary bytes. A
+ * file it accepts must give rows with a "file:line" site and a func, and
+ * its top 5 plus "other" must add up to the sum of every row; a file it
+ * refuses must leave no rows and say why with a line number.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "allocinfo/allocinfo.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct allocinfo_table t;
+	const struct alloc_row *top[5];
+	struct alloc_other other;
+	uint64_t bytes = 0, calls = 0, top_bytes = 0, top_calls = 0;
+	char why[256] = "";
+	int n;
+
+	allocinfo_table_init(&t);
+	t.text = malloc(size + 1);
+	if (!t.text)
+		return 0;
+	memcpy(t.text, data, size);
+	t.text_len = size;
+	t.text_cap = size + 1;
+	if (allocinfo_parse_text(&t, why, sizeof(why)) != 0) {
+		if (t.nr_rows || strncmp(why, "line ", 5) != 0)
+			abort();
+		allocinfo_table_free(&t);
+		return 0;
+	}
+	for (size_t i = 0; i < t.nr_rows; i++) {
+		const struct alloc_row *r = &t.rows[i];
+
+		if (!strchr(r->site, ':') || !r->func[0] || !r->module)
+			abort();
+		bytes += (uint64_t)r->bytes; /* wraps alike on both sides */
+		calls += r->calls;
+	}
+	n = allocinfo_top(&t, 5, top, &other);
+	if (n < 0 || (size_t)n + other.sites != t.nr_rows)
+		abort();
+	for (int i = 0; i < n; i++) {
+		top_bytes += (uint64_t)top[i]->bytes;
+		top_calls += top[i]->calls;
+	}
+	if (top_bytes + (uint64_t)other.bytes != bytes || top_calls + other.calls != calls)
+		abort();
+	allocinfo_table_free(&t);
+	return 0;
+}

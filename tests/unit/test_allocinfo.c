@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The allocation profile's text reader and ranking (allocinfo/): the real
+ * capture of a 7.3.4 kernel (tests/data), format 1.0, modules, unknown
+ * fields, and damaged files, each refused with the line named.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "allocinfo/allocinfo.h"
+
+#ifndef ALLOCINFO_CAPTURE
+#error "ALLOCINFO_CAPTURE: the path of tests/data/allocinfo-7.3.4-defconfig.txt"
+#endif
+
+/* Parses @text (copied into the table, as the reader leaves it). */
+static int parse(struct allocinfo_table *t, const char *text, char *why, size_t why_len)
+{
+	size_t len = strlen(text);
+
+	allocinfo_table_init(t);
+	t->text = malloc(len + 1);
+	assert_non_null(t->text);
+	memcpy(t->text, text, len);
+	t->text_len = len;
+	t->text_cap = len + 1;
+	return allocinfo_parse_text(t, why, why_len);
+}
+
+/*
+ * The real capture: 4,198 sites, version 2.0; the top 25 plus "other" add
+ * up to the totals summed here from the file with sscanf, apart from the
+ * parser; the top is ranked by bytes.
+ */
+static void test_real_capture(void **state)
+{
+	struct allocinfo_table t;
+	const struct alloc_row *top[25];
+	struct alloc_other other;
+	int64_t bytes = 0, top_bytes = 0;
+	uint64_t calls = 0, top_calls = 0;
+	size_t sites = 0;
+	char why[256], line[512];
+	FILE *f;
+	int n;
+
+	(void)state;
+	f = fopen(ALLOCINFO_CAPTURE, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		long long b;
+		unsigned long long c;
+
+		if (sscanf(line, "%lld %llu", &b, &c) == 2) {
+			bytes += b;
+			calls += c;
+			sites++;
+		}
+	}
+	fclose(f);
+	assert_int_equal(sites, 4198);
+	allocinfo_table_init(&t);
+	assert_int_equal(allocinfo_read_text(ALLOCINFO_CAPTURE, &t, why, sizeof(why)), 0);
+	assert_int_equal(t.version_major, 2);
+	assert_int_equal(t.nr_rows, sites);
+	n = allocinfo_top(&t, 25, top, &other);
+	assert_int_equal(n, 25);
+	for (int i = 0; i < n; i++) {
+		top_bytes += top[i]->bytes;
+		top_calls += top[i]->calls;
+		if (i)
+			assert_true(top[i - 1]->bytes >= top[i]->bytes);
+	}
+	assert_int_equal(other.sites, sites - 25);
+	assert_true(top_bytes + other.bytes == bytes);
+	assert_true(top_calls + other.calls == calls);
+	assert_string_equal(top[0]->site, "mm/slub.c:3347");
+	assert_string_equal(top[0]->func, "alloc_slab_page");
+	assert_string_equal(top[0]->module, "");
+	assert_false(top[0]->accurate);
+	assert_true(top[1]->accurate);
+	allocinfo_table_free(&t);
+}
+
+/* 1.0: no accurate field; a module's site; a field the reader does not know; no last newline. */
+static void test_version_1_and_fields(void **state)
+{
+	struct allocinfo_table t;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(parse(&t, "allocinfo - version: 1.0\n"
+				   "#     <size>  <calls> <tag info>\n"
+				   "        4096        1 mm/a.c:12 func:fa\n"
+				   "       -8192        2 drivers/x/y.c:345 [xmod] func:x_probe newfield:7\n"
+				   "           0        0 lib/z.c:9 func:zz", why, sizeof(why)), 0);
+	assert_int_equal(t.version_major, 1);
+	assert_int_equal(t.nr_rows, 3);
+	assert_string_equal(t.rows[0].site, "mm/a.c:12");
+	assert_string_equal(t.rows[0].module, "");
+	assert_true(t.rows[0].accurate);
+	assert_true(t.rows[1].bytes == -8192);
+	assert_string_equal(t.rows[1].module, "xmod");
+	assert_string_equal(t.rows[1].func, "x_probe");
+	assert_string_equal(t.rows[2].func, "zz");
+	allocinfo_table_free(&t);
+	/* 2.1: a minor version is read as its major */
+	assert_int_equal(parse(&t, "allocinfo - version: 2.1\n 1 1 a.c:1 func:f accurate:no\n", why, sizeof(why)), 0);
+	assert_false(t.rows[0].accurate);
+	allocinfo_table_free(&t);
+}
+
+/* Damaged input: -EPROTO, the line named, no rows. */
+static void test_damaged(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} cases[] = {
+		{ "", "line 1: the file is empty" },
+		{ "hello\n", "line 1: no \"allocinfo - version: X.Y\" header" },
+		{ "allocinfo - version: 3.0\n", "line 1: an allocinfo format this version does not read" },
+		{ "allocinfo - version: 2\n", "line 1: the version is not X.Y" },
+		{ "allocinfo - version: 2.0\n#\n 1 1 a.c:1 func:f\n x 1 a.c:2 func:g\n", "line 4: the size is not a number" },
+		{ "allocinfo - version: 2.0\n 99999999999999999999 1 a.c:1 func:f\n", "line 2: the size is not a number" },
+		{ "allocinfo - version: 2.0\n 1 -1 a.c:1 func:f\n", "line 2: the call count is not a number" },
+		{ "allocinfo - version: 2.0\n 1 1\n", "line 2: no tag after the call count" },
+		{ "allocinfo - version: 2.0\n 1 1 a.c func:f\n", "line 2: the tag does not start with file:line" },
+		{ "allocinfo - version: 2.0\n 1 1 a.c:1 [m]\n", "line 2: no func: field" },
+		{ "allocinfo - version: 2.0\n 1\n", "line 2: no space after the size" },
+	};
+	struct allocinfo_table t;
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(parse(&t, cases[i].text, why, sizeof(why)), -EPROTO);
+		if (!strstr(why, cases[i].why))
+			fail_msg("case %zu: \"%s\", want \"%s\"", i, why, cases[i].why);
+		assert_int_equal(t.nr_rows, 0);
+		allocinfo_table_free(&t);
+	}
+}
+
+/* Equal bytes rank by calls, then by name; fewer rows than asked; other of none. */
+static void test_top_ties(void **state)
+{
+	struct allocinfo_table t;
+	const struct alloc_row *top[5];
+	struct alloc_other other;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(parse(&t, "allocinfo - version: 2.0\n"
+				   " 10 1 b.c:1 func:f\n"
+				   " 10 2 c.c:1 func:f\n"
+				   " 10 1 a.c:1 func:f\n"
+				   " 20 1 z.c:1 func:f\n", why, sizeof(why)), 0);
+	assert_int_equal(allocinfo_top(&t, 5, top, &other), 4);
+	assert_string_equal(top[0]->site, "z.c:1");
+	assert_string_equal(top[1]->site, "c.c:1");
+	assert_string_equal(top[2]->site, "a.c:1");
+	assert_string_equal(top[3]->site, "b.c:1");
+	assert_int_equal(other.sites, 0);
+	assert_true(other.bytes == 0);
+	assert_int_equal(allocinfo_top(&t, 1, top, &other), 1);
+	assert_int_equal(other.sites, 3);
+	assert_true(other.bytes == 30);
+	assert_int_equal(other.calls, 4);
+	allocinfo_table_free(&t);
+}
+
+/* Files: none, and unreadable, say what to do. */
+static void test_read_errors(void **state)
+{
+	struct allocinfo_table t;
+	char why[256];
+
+	(void)state;
+	allocinfo_table_init(&t);
+	assert_int_equal(allocinfo_read_text("/nonexistent/allocinfo", &t, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "CONFIG_MEM_ALLOC_PROFILING"));
+	assert_int_equal(allocinfo_read_text("/", &t, why, sizeof(why)), -EISDIR);
+	allocinfo_table_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_real_capture),
+		cmocka_unit_test(test_version_1_and_fields),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_top_ties),
+		cmocka_unit_test(test_read_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
