@@ -37,6 +37,8 @@
 #ifdef MEMCG_BPF_HAVE_SENDER
 #include <curl/curl.h>
 
+#include "allocinfo/allocinfo_watch.h"
+#include "base/clock.h"
 #include "sending/sender_self_values.h"
 #include "sending/http_sender.h"
 #include "sending/sender.h"
@@ -65,6 +67,7 @@ struct mb_instance {
 #ifdef MEMCG_BPF_HAVE_SENDER
 	struct sender *sender;
 	bool curl_ready;
+	struct allocinfo_watch *alloc; /* AllocInfo: the allocation profile, for the sender */
 #endif
 };
 
@@ -92,6 +95,8 @@ static void instance_free(void *arg)
 	/* first: the thread finishes before anything it could touch goes away */
 	sender_stop(inst->sender);
 	inst->sender = NULL;
+	allocinfo_watch_free(inst->alloc);
+	inst->alloc = NULL;
 	if (inst->curl_ready)
 		curl_global_cleanup();
 	inst->curl_ready = false;
@@ -409,10 +414,13 @@ static void hand_to_sender(struct mb_instance *inst, const struct self_values *v
 {
 	struct snapshot *snap = sender_take_spare(inst->sender);
 	struct kept_rows kept = { .first = inst->table.rows, .keep = inst->keep };
+	struct allocinfo_ranked alloc;
+	bool alloc_due = inst->alloc && allocinfo_watch_poll(inst->alloc, clock_ns(CLOCK_MONOTONIC), &alloc) == 1;
 
 	if (!snap)
 		snap = snapshot_new();
-	if (!snap || snapshot_take_rows(snap, &inst->table, snapshot_keep, &kept)) {
+	if (!snap || snapshot_take_rows(snap, &inst->table, snapshot_keep, &kept) ||
+	    (alloc_due && snapshot_set_alloc(snap, &alloc))) {
 		snapshot_free(snap);
 		ERROR(MB_LOG_PREFIX "out of memory handing an interval to the sender");
 		return;
@@ -565,6 +573,12 @@ static int mb_init(void)
 		INFO(MB_LOG_PREFIX "shipping %s to %s%s (%zu URL%s)", wire_format_name(inst->cfg.sender.format),
 		     inst->cfg.sender.urls[0], inst->cfg.sender.nr_urls > 1 ? " and failover" : "",
 		     inst->cfg.sender.nr_urls, inst->cfg.sender.nr_urls > 1 ? "s" : "");
+		if (inst->cfg.alloc_info) {
+			err = allocinfo_watch_new(inst->cfg.alloc_file, inst->cfg.alloc_top,
+						  (uint64_t)(inst->cfg.alloc_interval_s * 1e9), &inst->alloc);
+			if (err)
+				goto clear_context;
+		}
 		if (sender_config_batch_intervals(&inst->cfg.sender, 1) > 1)
 			INFO(MB_LOG_PREFIX "an interval (%g s) waits up to %g s for the next ones to share a request "
 			     "(BatchSendDeadline; 0 sends each on its own)",
@@ -576,6 +590,9 @@ static int mb_init(void)
 		goto clear_context;
 #endif
 	}
+	if (inst->cfg.alloc_info && !inst->cfg.sender.nr_urls)
+		WARNING(MB_LOG_PREFIX "AllocInfo: the allocation profile is shipped over URL only; "
+			"without a URL it is not read");
 	inst->self_every = plugin_config_self_every(&inst->cfg, CDTIME_T_TO_DOUBLE(plugin_get_interval()));
 	inst->self_interval = inst->self_every * plugin_get_interval();
 	if (inst->cfg.report_self && inst->self_every > 1)

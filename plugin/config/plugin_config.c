@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "config/plugin_config.h"
 
+#include "allocinfo/allocinfo.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "allocinfo/allocinfo.h"
 #include "base/name_table.h"
 #include "base/log.h"
 #include "series/metric_names.h"
@@ -162,6 +165,30 @@ static int set_dispatch_values(struct plugin_config *c, const char *key, union c
 }
 BOOL_SETTER(set_report_self, report_self)
 BOOL_SETTER(set_values_per_cgroup, values_per_cgroup)
+BOOL_SETTER(set_alloc_info, alloc_info)
+
+/* ---- the allocation profile */
+static int set_alloc_info_top(struct plugin_config *c, const char *key, union cfg_arg arg,
+			      const struct cfg_value *v, size_t n)
+{
+	if (arg.integer < 1 || arg.integer > PLUGIN_CONFIG_ALLOC_TOP_MAX) {
+		mb_err("%s %ld: must be from 1 to %d call sites", key, arg.integer, PLUGIN_CONFIG_ALLOC_TOP_MAX);
+		return -EINVAL;
+	}
+	c->alloc_top = (unsigned int)arg.integer;
+	return 0;
+}
+
+static int set_alloc_info_interval(struct plugin_config *c, const char *key, union cfg_arg arg,
+				   const struct cfg_value *v, size_t n)
+{
+	if (!(arg.number >= 1) || arg.number > 86400) {
+		mb_err("%s %g: must be from 1 to 86400 seconds", key, arg.number);
+		return -EINVAL;
+	}
+	c->alloc_interval_s = arg.number;
+	return 0;
+}
 
 /* ---- sender */
 static int set_url(struct plugin_config *c, const char *key, union cfg_arg arg,
@@ -429,6 +456,13 @@ static int set_spool_max_bytes(struct plugin_config *c, const char *key, union c
 	return 0;
 }
 
+/* AllocInfoFile: the profile read (a copy of /proc/allocinfo, for tests and replays) */
+static int set_alloc_info_file(struct plugin_config *c, const char *key, union cfg_arg arg,
+			       const struct cfg_value *v, size_t n)
+{
+	return set_path(&c->alloc_file, key, arg.string);
+}
+
 static const struct cfg_key keys[] = {
 	{ "Backend", SHAPE_STRING, set_backend },
 	{ "CgroupRoot", SHAPE_STRING, set_cgroup_root },
@@ -444,6 +478,10 @@ static const struct cfg_key keys[] = {
 	{ "ReportSelf", SHAPE_BOOLEAN, set_report_self },
 	{ "SelfInterval", SHAPE_NUMBER, set_self_interval },
 	{ "ValuesPerCgroup", SHAPE_BOOLEAN, set_values_per_cgroup },
+	{ "AllocInfo", SHAPE_BOOLEAN, set_alloc_info },
+	{ "AllocInfoTop", SHAPE_INTEGER, set_alloc_info_top },
+	{ "AllocInfoInterval", SHAPE_NUMBER, set_alloc_info_interval },
+	{ "AllocInfoFile", SHAPE_STRING, set_alloc_info_file },
 	{ "URL", SHAPE_STRINGS, set_url },
 	{ "Format", SHAPE_STRING, set_format },
 	{ "Compression", SHAPE_STRING, set_compression },
@@ -513,8 +551,11 @@ int plugin_config_init(struct plugin_config *c)
 	c->dispatch_values = true;
 	c->report_self = true;
 	c->self_interval_s = PLUGIN_CONFIG_SELF_INTERVAL_S;
+	c->alloc_top = PLUGIN_CONFIG_ALLOC_TOP;
+	c->alloc_interval_s = PLUGIN_CONFIG_ALLOC_INTERVAL_S;
+	c->alloc_file = strdup(ALLOCINFO_PATH);
 	sender_config_init(&c->sender);
-	if (!c->cgroup_root || !c->filter) {
+	if (!c->cgroup_root || !c->filter || !c->alloc_file) {
 		plugin_config_free(c);
 		return -ENOMEM;
 	}
@@ -784,6 +825,8 @@ void plugin_config_free(struct plugin_config *c)
 {
 	free(c->cgroup_root);
 	c->cgroup_root = NULL;
+	free(c->alloc_file);
+	c->alloc_file = NULL;
 	cgroup_filter_free(c->filter);
 	c->filter = NULL;
 	sender_config_free(&c->sender);

@@ -25,6 +25,9 @@
 
 #define PLUGIN_CONFIG_MAX_STATS 128
 #define PLUGIN_CONFIG_MAX_NUMA_STATS 64
+#define PLUGIN_CONFIG_ALLOC_TOP 50
+#define PLUGIN_CONFIG_ALLOC_TOP_MAX 1000
+#define PLUGIN_CONFIG_ALLOC_INTERVAL_S 60
 #define PLUGIN_CONFIG_MAX_KEYS 64
 #define PLUGIN_CONFIG_MAX_UNKNOWN 8
 /*
@@ -66,6 +69,10 @@ struct plugin_config {
 	bool report_self;
 	double self_interval_s;         /* SelfInterval: self values into collectd this often (seconds) */
 	bool values_per_cgroup;         /* dispatch one value list per cgroup (type memcg_bpf) */
+	bool alloc_info;                /* AllocInfo: ship the kernel's allocation profile */
+	unsigned int alloc_top;         /* AllocInfoTop: call sites shipped */
+	double alloc_interval_s;        /* AllocInfoInterval: seconds between reads */
+	char *alloc_file;               /* AllocInfoFile: ALLOCINFO_PATH by default */
 	struct sender_config sender;    /* URL, Format, ...: the sender is on when nr_urls > 0 */
 	unsigned int sender_keys;       /* sender keys given (they need a URL) */
 	unsigned int errors;            /* lines rejected so far */

@@ -206,7 +206,9 @@ static int build_from_snapshot(struct series_set *set, const struct series_opts 
 		if (err)
 			goto free_tmp;
 	}
-	err = add_self_items(set, o, snap, st);
+	err = add_alloc_items(set, o, snap, st);
+	if (!err)
+		err = add_self_items(set, o, snap, st);
 	if (!err)
 		err = drop_duplicate_series(set);
 free_tmp:
@@ -223,7 +225,8 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 {
 	int err;
 
-	if (st && same_shape_as_last(set, st, snap)) {
+	/* a read of the allocation profile changes the items; so does the interval after it */
+	if (st && !snap->alloc_fresh && !set->had_alloc && same_shape_as_last(set, st, snap)) {
 		err = patch_values(set, o, snap, st); /* knows the rows' nonzero bits */
 	} else {
 		set->nr_nonzero_known = 0;
@@ -231,6 +234,7 @@ int series_set_build(struct series_set *set, const struct series_opts *o, const 
 		set->shape = new_shape();
 		set->tracker_gen = st ? st->gen : 0;
 	}
+	set->had_alloc = snap->alloc_fresh;
 	if (err)
 		set->shape = 0;
 	else

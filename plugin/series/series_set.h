@@ -86,6 +86,7 @@ struct series_set {
 	 */
 	uint64_t shape;
 	size_t nr_row_items, nr_row_labels; /* the sampled values' items come first */
+	bool had_alloc;                     /* the last build had the allocation profile's items */
 	uint64_t tracker_gen;               /* the tracker state the set was built against */
 	/*
 	 * Bit i: items[i].value is not 0, for the items below nr_nonzero_known

@@ -26,7 +26,8 @@ static int index_rows(struct snapshot *s, snapshot_row_filter keep, void *arg)
 {
 	const struct sample_table *t = &s->rows;
 
-	s->nr_rows = s->nr_values = s->nr_self = 0;
+	s->nr_rows = s->nr_values = s->nr_self = s->nr_alloc = 0;
+	s->alloc_fresh = false;
 	if (reserve((void **)&s->stats, &s->cap_stats, t->nr_stats, sizeof(*s->stats)) ||
 	    reserve((void **)&s->paths, &s->cap_paths, t->nr_rows, sizeof(*s->paths)) ||
 	    reserve((void **)&s->values, &s->cap_values, t->nr_rows, sizeof(*s->values)))
@@ -105,10 +106,56 @@ void snapshot_add_self(struct snapshot *s, const char *name, const char *label, 
 	s->self[s->nr_self++] = (struct self_metric){ name, label, label_value, value, counter, unit };
 }
 
+/* Copies @str into @names at *@at; returns the copy. */
+static const char *put_name(char *names, size_t *at, const char *str)
+{
+	char *copy = names + *at;
+	size_t len = strlen(str) + 1;
+
+	memcpy(copy, str, len);
+	*at += len;
+	return copy;
+}
+
+int snapshot_set_alloc(struct snapshot *s, const struct allocinfo_ranked *r)
+{
+	static const char other_row[] = "other";
+	size_t need = sizeof(other_row) + 2, at = 0;
+
+	for (size_t i = 0; i < r->nr_top; i++)
+		need += strlen(r->top[i]->site) + strlen(r->top[i]->module) + strlen(r->top[i]->func) + 3;
+	if (reserve((void **)&s->alloc_names, &s->cap_alloc_names, need, 1) ||
+	    reserve((void **)&s->alloc, &s->cap_alloc, r->nr_top + 1, sizeof(*s->alloc)))
+		return -ENOMEM;
+	s->nr_alloc = 0;
+	for (size_t i = 0; i < r->nr_top; i++) {
+		struct snapshot_alloc_row *a = &s->alloc[s->nr_alloc++];
+
+		a->site = put_name(s->alloc_names, &at, r->top[i]->site);
+		a->module = put_name(s->alloc_names, &at, r->top[i]->module);
+		a->func = put_name(s->alloc_names, &at, r->top[i]->func);
+		a->bytes = r->top[i]->bytes;
+		a->calls = r->top[i]->calls;
+	}
+	/* the rest, so that the totals add up; none when the profile went away */
+	if (r->nr_top) {
+		struct snapshot_alloc_row *a = &s->alloc[s->nr_alloc++];
+
+		a->site = put_name(s->alloc_names, &at, other_row);
+		a->module = a->func = put_name(s->alloc_names, &at, "");
+		a->bytes = r->other.bytes;
+		a->calls = r->other.calls;
+	}
+	s->alloc_fresh = true;
+	return 0;
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
+	free(s->alloc);
+	free(s->alloc_names);
 	free(s->stats);
 	free(s->paths);
 	free(s->values);

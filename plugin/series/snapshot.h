@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "allocinfo/allocinfo_watch.h"
 #include "sampling/sample_table.h"
 #include "sampling/stat_catalog.h"
 
@@ -27,6 +28,13 @@ struct self_metric {
 	const char *unit;        /* static: OTLP's UCUM unit ("By", "s", "{batch}"), or NULL */
 };
 
+/* A call site of the kernel's allocation profile, or the "other" row (site "other"). */
+struct snapshot_alloc_row {
+	const char *site, *module, *func; /* into the snapshot's alloc_names; module, func "" for none */
+	int64_t bytes;
+	uint64_t calls;
+};
+
 struct snapshot {
 	int64_t ts_ms;
 	size_t nr_stats;
@@ -39,6 +47,16 @@ struct snapshot {
 	struct self_metric self[SNAPSHOT_MAX_SELF];
 	size_t nr_self;
 	size_t nr_values;    /* values present (not missing) */
+	/*
+	 * The allocation profile, when it was read for this interval
+	 * (alloc_fresh): its top call sites and the "other" row; series of
+	 * sites shipped at the last read and not at this one go stale.
+	 */
+	bool alloc_fresh;
+	struct snapshot_alloc_row *alloc;
+	size_t nr_alloc, cap_alloc;
+	char *alloc_names;
+	size_t cap_alloc_names;
 	size_t cap_stats, cap_paths, cap_values; /* what those arrays hold room for */
 };
 
@@ -58,6 +76,8 @@ struct snapshot *snapshot_new(void);
 /* Appends a self metric; silently ignored beyond SNAPSHOT_MAX_SELF. */
 void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
 		       double value, bool counter, const char *unit);
+/* The allocation profile's read for this interval, copied (@r: no rows when it went away). -ENOMEM. */
+int snapshot_set_alloc(struct snapshot *s, const struct allocinfo_ranked *r);
 void snapshot_free(struct snapshot *s);
 
 #endif

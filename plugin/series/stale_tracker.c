@@ -31,6 +31,7 @@ void stale_tracker_free(struct stale_tracker *st)
 	if (!st)
 		return;
 	tracker_clear(st);
+	alloc_sent_clear(st);
 	free(st);
 }
 

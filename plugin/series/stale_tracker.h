@@ -26,6 +26,12 @@ struct tracked {
 	struct ident *id; /* the identity labels its series were sent with */
 };
 
+/* An allocation-profile series sent at the last read: what its stale marker needs. */
+struct alloc_sent {
+	const char *name; /* static metric name */
+	char *site, *module, *func;
+};
+
 struct stale_tracker {
 	const struct stat_def *stats[TRACK_MAX_STATS];
 	size_t nr_stats;
@@ -34,7 +40,14 @@ struct stale_tracker {
 	size_t *row_entry; /* nr: the entry of each row of the last snapshot, in its row order */
 	uint64_t gen;      /* changes with every update */
 	int64_t born_ms; /* the sample time of the first snapshot: start of the self counters */
+	struct alloc_sent *alloc; /* series/alloc_series.c */
+	size_t nr_alloc;
 };
+
+/* series/alloc_series.c: the allocation profile's items, and stale markers for sites gone since the last read. */
+int add_alloc_items(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
+		    struct stale_tracker *st);
+void alloc_sent_clear(struct stale_tracker *st);
 
 void tracker_first_seen(struct stale_tracker *st, const struct snapshot *snap, const size_t *order,
 			int64_t *row_first, size_t *row_entry);

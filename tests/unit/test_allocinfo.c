@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "allocinfo/allocinfo.h"
+#include "allocinfo/allocinfo_watch.h"
+#include "base/log.h"
 
 #ifndef ALLOCINFO_CAPTURE
 #error "ALLOCINFO_CAPTURE: the path of tests/data/allocinfo-7.3.4-defconfig.txt"
@@ -193,6 +196,63 @@ static void test_read_errors(void **state)
 	allocinfo_table_free(&t);
 }
 
+static int notices;
+static char last_notice[512];
+
+static void capture(int level, const char *msg)
+{
+	if (level == LOG_NOTICE) {
+		notices++;
+		snprintf(last_notice, sizeof(last_notice), "%s", msg);
+	}
+}
+
+/*
+ * The plugin's watch: nothing due before its interval; no file is one
+ * NOTICE and no read; the file appearing (profiling switched on) reads it,
+ * saying so; the file going away gives one read of no rows, so that the
+ * series end.
+ */
+static void test_watch(void **state)
+{
+	char path[] = "/tmp/memcg_bpf_allocinfo_XXXXXX";
+	struct allocinfo_watch *w;
+	struct allocinfo_ranked r;
+	uint64_t sec = 1000000000ull;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	mb_log_set_sink(capture);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(allocinfo_watch_new(path, 2, 10 * sec, &w), 0);
+	assert_int_equal(allocinfo_watch_poll(w, 100 * sec, &r), 0);
+	assert_int_equal(notices, 1);
+	assert_non_null(strstr(last_notice, "CONFIG_MEM_ALLOC_PROFILING"));
+	assert_int_equal(allocinfo_watch_poll(w, 105 * sec, &r), 0); /* not due */
+	assert_int_equal(allocinfo_watch_poll(w, 110 * sec, &r), 0); /* still none: said once */
+	assert_int_equal(notices, 1);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("allocinfo - version: 2.0\n 30 1 a.c:1 func:a\n 20 1 b.c:1 func:b\n 10 1 c.c:1 func:c\n", f);
+	fclose(f);
+	assert_int_equal(allocinfo_watch_poll(w, 120 * sec, &r), 1);
+	assert_int_equal(notices, 2);
+	assert_non_null(strstr(last_notice, "AllocInfo: reading"));
+	assert_int_equal(r.nr_top, 2);
+	assert_string_equal(r.top[0]->site, "a.c:1");
+	assert_int_equal(r.other.sites, 1);
+	unlink(path);
+	assert_int_equal(allocinfo_watch_poll(w, 130 * sec, &r), 1); /* gone: no rows, the series end */
+	assert_int_equal(r.nr_top, 0);
+	assert_int_equal(allocinfo_watch_poll(w, 140 * sec, &r), 0);
+	allocinfo_watch_free(w);
+	mb_log_set_sink(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_top_ties),
 		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_watch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

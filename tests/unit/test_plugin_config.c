@@ -202,6 +202,35 @@ static void test_numa_stat(void **state)
 	assert_one_error("NumaStat \"usage\"", "unknown per-node stat");
 }
 
+/* AllocInfo keys: off by default; top and interval checked, the file taken. */
+static void test_alloc_info(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_false(c->alloc_info);
+	assert_int_equal(c->alloc_top, 50);
+	assert_true(c->alloc_interval_s == 60);
+	assert_string_equal(c->alloc_file, "/proc/allocinfo");
+	assert_int_equal(SET(c, "AllocInfo", B(true)), 0);
+	assert_int_equal(SET(c, "AllocInfoTop", N(25)), 0);
+	assert_int_equal(SET(c, "AllocInfoInterval", N(30)), 0);
+	assert_int_equal(SET(c, "AllocInfoFile", S("/tmp/allocinfo.copy")), 0);
+	assert_true(c->alloc_info);
+	assert_int_equal(c->alloc_top, 25);
+	assert_true(c->alloc_interval_s == 30);
+	assert_string_equal(c->alloc_file, "/tmp/allocinfo.copy");
+	assert_int_equal(SET(c, "AllocInfoTop", N(0)), -EINVAL);
+	assert_one_error("AllocInfoTop 0", "must be from 1 to 1000");
+}
+
+static void test_alloc_info_interval_range(void **state)
+{
+	struct plugin_config *c = *state;
+
+	assert_int_equal(SET(c, "AllocInfoInterval", N(0.5)), -EINVAL);
+	assert_one_error("AllocInfoInterval 0.5", "must be from 1 to 86400 seconds");
+}
+
 static void test_unknown_key(void **state)
 {
 	struct plugin_config *c = *state;
@@ -377,6 +406,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_url_checked_when_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stat_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_numa_stat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_info_interval_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_stat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_regex, setup, teardown),

@@ -566,6 +566,70 @@ static void test_node_columns_carry_a_node_label(void **state)
 	sample_table_free(&t);
 }
 
+/* The allocation profile: items per site with site/module/func, only when read; a site gone gets stale markers. */
+static void test_alloc_items_and_stale_sites(void **state)
+{
+	const char *paths[] = { "/a" };
+	struct alloc_row rows[3] = {
+		{ .bytes = 4096, .calls = 2, .site = "mm/a.c:1", .module = "", .func = "fa", .accurate = true },
+		{ .bytes = 8192, .calls = 1, .site = "drv/x.c:9", .module = "xmod", .func = "fx", .accurate = true },
+		{ .bytes = 1, .calls = 1, .site = "mm/b.c:2", .module = "", .func = "fb", .accurate = true },
+	};
+	const struct alloc_row *top[2] = { &rows[1], &rows[0] };
+	struct allocinfo_ranked read = { .top = top, .nr_top = 2, .other = { .sites = 1, .bytes = 1, .calls = 1 } };
+	struct stale_tracker *st = stale_tracker_new();
+	struct snapshot *s = snap_of(paths, 1, 1000, 1);
+	struct series_set set;
+	size_t alloc = 0, stale = 0;
+
+	(void)state;
+	series_set_init(&set);
+	assert_int_equal(snapshot_set_alloc(s, &read), 0);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	for (size_t i = 0; i < set.nr_items; i++) {
+		const struct series_item *it = &set.items[i];
+
+		if (strncmp(it->name, "memcg_bpf_kernel_alloc_", 23))
+			continue;
+		alloc++;
+		if (!strcmp(label(&set, it, "site"), "drv/x.c:9")) {
+			assert_string_equal(label(&set, it, "module"), "xmod");
+			assert_string_equal(label(&set, it, "func"), "fx");
+			assert_true(it->value == (strcmp(it->name, "memcg_bpf_kernel_alloc_bytes") ? 1.0 : 8192.0));
+		}
+		if (!strcmp(label(&set, it, "site"), "other")) {
+			assert_null(label(&set, it, "module"));
+			assert_null(label(&set, it, "func"));
+		}
+	}
+	assert_int_equal(alloc, 6); /* 2 sites and other, bytes and calls */
+	snapshot_free(s);
+	/* an interval without a read: no profile items, nothing stale */
+	s = snap_of(paths, 1, 2000, 1);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	for (size_t i = 0; i < set.nr_items; i++)
+		assert_true(strncmp(set.items[i].name, "memcg_bpf_kernel_alloc_", 23) != 0);
+	assert_int_equal(set.nr_stale, 0);
+	snapshot_free(s);
+	/* the next read lacks xmod's site: its two series go stale, with their labels */
+	top[0] = &rows[0];
+	top[1] = &rows[2];
+	s = snap_of(paths, 1, 3000, 1);
+	assert_int_equal(snapshot_set_alloc(s, &read), 0);
+	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
+	for (size_t i = 0; i < set.nr_items; i++) {
+		if (!set.items[i].stale)
+			continue;
+		stale++;
+		assert_string_equal(label(&set, &set.items[i], "site"), "drv/x.c:9");
+		assert_string_equal(label(&set, &set.items[i], "module"), "xmod");
+	}
+	assert_int_equal(stale, 2);
+	series_set_free(&set);
+	stale_tracker_free(st);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_steady_state_needs_the_tracker_it_was_built_with),
 		cmocka_unit_test(test_snapshot_takes_rows),
 		cmocka_unit_test(test_node_columns_carry_a_node_label),
+		cmocka_unit_test(test_alloc_items_and_stale_sites),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
