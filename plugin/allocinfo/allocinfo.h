@@ -75,4 +75,32 @@ struct alloc_other {
 int allocinfo_top(const struct allocinfo_table *t, size_t n, const struct alloc_row **top,
 		  struct alloc_other *other);
 
+/*
+ * A reader of the profile that lasts: text, ioctl (Linux >= 7.3), or auto
+ * (ioctl where the file answers it, else text: a copy of the file, or an
+ * older kernel, answers ENOTTY). It keeps the file open between reads and,
+ * for the ioctl, the whole names of the last text read.
+ */
+enum allocinfo_backend {
+	ALLOCINFO_AUTO,
+	ALLOCINFO_IOCTL,
+	ALLOCINFO_TEXT,
+};
+
+struct allocinfo_reader;
+
+/* "auto", "ioctl", "text" (any case); -EINVAL for another name. */
+int allocinfo_backend_parse(const char *s, enum allocinfo_backend *out);
+const char *allocinfo_backend_name(enum allocinfo_backend b);
+
+int allocinfo_reader_new(const char *path, enum allocinfo_backend want, struct allocinfo_reader **out);
+void allocinfo_reader_free(struct allocinfo_reader *r);
+/*
+ * One read of the whole profile into @t. Errors as allocinfo_read_text();
+ * with ioctl asked for on a kernel without it, -EOPNOTSUPP with @why.
+ */
+int allocinfo_reader_read(struct allocinfo_reader *r, struct allocinfo_table *t, char *why, size_t why_len);
+/* The reader the last read used (ALLOCINFO_AUTO before the first). */
+enum allocinfo_backend allocinfo_reader_used(const struct allocinfo_reader *r);
+
 #endif

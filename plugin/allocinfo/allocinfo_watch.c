@@ -25,6 +25,7 @@ struct allocinfo_watch {
 	size_t top_n;
 	uint64_t interval_ns, next_ns;
 	enum watch_state state;
+	struct allocinfo_reader *reader; /* auto: ioctl where the kernel has it */
 	struct allocinfo_table table;
 	const struct alloc_row **top;
 };
@@ -37,7 +38,8 @@ int allocinfo_watch_new(const char *path, size_t top, uint64_t interval_ns, stru
 	if (!w)
 		return -ENOMEM;
 	w->top = calloc(top ? top : 1, sizeof(*w->top));
-	if (!w->top) {
+	if (!w->top || allocinfo_reader_new(path, ALLOCINFO_AUTO, &w->reader)) {
+		free(w->top);
 		free(w);
 		return -ENOMEM;
 	}
@@ -55,6 +57,7 @@ void allocinfo_watch_free(struct allocinfo_watch *w)
 	if (!w)
 		return;
 	allocinfo_table_free(&w->table);
+	allocinfo_reader_free(w->reader);
 	free(w->top);
 	free(w);
 }
@@ -80,8 +83,9 @@ static void move_to(struct allocinfo_watch *w, enum watch_state to, const char *
 		return;
 	switch (to) {
 	case WATCH_ON:
-		mb_log(LOG_NOTICE, "AllocInfo: reading %s every %.0f s, shipping its top %zu call sites",
-		       w->path, (double)w->interval_ns / 1e9, w->top_n);
+		mb_log(LOG_NOTICE, "AllocInfo: reading %s (%s) every %.0f s, shipping its top %zu call sites",
+		       w->path, allocinfo_backend_name(allocinfo_reader_used(w->reader)) ?: "?",
+		       (double)w->interval_ns / 1e9, w->top_n);
 		break;
 	case WATCH_OFF:
 		mb_log(LOG_NOTICE, "AllocInfo: memory allocation profiling is off (" ALLOCINFO_SYSCTL " is 0): "
@@ -112,7 +116,7 @@ int allocinfo_watch_poll(struct allocinfo_watch *w, uint64_t now_ns, struct allo
 		move_to(w, WATCH_OFF, NULL);
 		return was_on; /* its series end */
 	}
-	err = allocinfo_read_text(w->path, &w->table, why, sizeof(why));
+	err = allocinfo_reader_read(w->reader, &w->table, why, sizeof(why));
 	if (err) {
 		move_to(w, err == -ENOENT ? WATCH_ABSENT : err == -EACCES ? WATCH_DENIED : WATCH_BROKEN, why);
 		return was_on;

@@ -51,6 +51,7 @@ static void print_table(const struct alloc_row *const *top, size_t n, const stru
 
 int allocinfo_report(const struct allocinfo_report_opts *o)
 {
+	struct allocinfo_reader *reader;
 	struct allocinfo_table t;
 	const struct alloc_row **top;
 	struct alloc_other other;
@@ -58,12 +59,19 @@ int allocinfo_report(const struct allocinfo_report_opts *o)
 	int n, err;
 
 	allocinfo_table_init(&t);
-	err = allocinfo_read_text(o->path, &t, why, sizeof(why));
+	err = allocinfo_reader_new(o->path, (enum allocinfo_backend)o->backend, &reader);
+	if (!err)
+		err = allocinfo_reader_read(reader, &t, why, sizeof(why));
 	if (err) {
 		mb_err("allocinfo: %s", err == -ENOMEM ? strerror(ENOMEM) : why);
+		allocinfo_reader_free(reader);
 		allocinfo_table_free(&t);
 		return 1;
 	}
+	if (!o->json)
+		printf("# %s, %s reader: %zu call sites read\n", o->path,
+		       allocinfo_backend_name(allocinfo_reader_used(reader)), t.nr_rows);
+	allocinfo_reader_free(reader);
 	top = calloc(o->top ? o->top : 1, sizeof(*top));
 	n = top ? allocinfo_top(&t, o->top, top, &other) : -ENOMEM;
 	if (n < 0) {

@@ -10,6 +10,7 @@ struct allocinfo_report_opts {
 	const char *path; /* the file read as text (ALLOCINFO_PATH by default) */
 	size_t top;       /* call sites shown */
 	bool json;        /* one JSON object per row (else a table) */
+	int backend;      /* enum allocinfo_backend */
 };
 
 /* Prints the report on stdout; errors on stderr. Returns the CLI's exit status (0, 1 runtime error). */

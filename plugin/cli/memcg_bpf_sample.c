@@ -76,6 +76,9 @@ static void usage(FILE *out)
 		"      --allocinfo [FILE] the kernel's allocation profile instead of cgroups: the top\n"
 		"                        call sites by bytes from FILE (default " ALLOCINFO_PATH ")\n"
 		"      --allocinfo-top N call sites shown (default 25); the rest sum to one 'other' line\n"
+		"      --allocinfo-backend auto|ioctl|text  how the profile is read: the binary\n"
+		"                        interface (Linux >= 7.3), the text, or auto (ioctl where\n"
+		"                        the file has it; default)\n"
 		"  -l, --list-stats      list the catalog of stats and exit\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage or configuration error.\n",
@@ -210,6 +213,7 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		{ "numa", no_argument, NULL, 'N' },
 		{ "allocinfo", optional_argument, NULL, 'A' },
 		{ "allocinfo-top", required_argument, NULL, 'T' },
+		{ "allocinfo-backend", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -281,6 +285,16 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 				alloc_path_given = true;
 			}
 			break;
+		case 'B': {
+			enum allocinfo_backend b;
+
+			if (allocinfo_backend_parse(optarg, &b)) {
+				mb_err("--allocinfo-backend: '%s' is not one of auto, ioctl, text", optarg);
+				return -EINVAL;
+			}
+			o->alloc.backend = (int)b;
+			break;
+		}
 		case 'T':
 			err = parse_long(optarg, "--allocinfo-top", 1, &limit);
 			if (err)
