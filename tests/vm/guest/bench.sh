@@ -7,6 +7,16 @@
 # shellcheck disable=SC1091 # the guest's path (tests/vm/guest/bench_netdata.sh)
 . /vmtest/bench_netdata.sh
 
+# bench_report BASE RC: BASE.out's lines to the host as INFO lines; when RC
+# is not 0, BASE.err's first 40 lines too, and the test fails with its first.
+bench_report() {
+	while IFS= read -r line; do info "$line"; done < "$1.out"
+	[ "$2" -eq 0 ] && return 0
+	head -n 40 "$1.err" | while IFS= read -r line; do info "stderr: $line"; done
+	why "exit $2: $(first_line "$1.err")"
+	return 1
+}
+
 # encode-bench (tests/sender/encode_bench.c), the sender alone, at 1,000 and
 # 10,000 cgroups: for the bench_agent set (make bench's set runs it in
 # t_bench).
@@ -47,12 +57,7 @@ t_bench() {
 			[ $rc -eq 0 ] || break
 		done
 	fi
-	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
-	if [ $rc -ne 0 ]; then
-		head -n 40 "$WORK/bench.err" | while IFS= read -r line; do info "stderr: $line"; done
-		why "exit $rc: $(first_line "$WORK/bench.err")"
-		return 1
-	fi
+	bench_report "$WORK/bench" $rc || return 1
 }
 
 # bpf-core on a kernel without the kfuncs (the bench_core set: 6.12, 6.1):
@@ -68,12 +73,7 @@ t_bench_core() {
 		rc=$?
 		[ $rc -eq 0 ] || break
 	done
-	while IFS= read -r line; do info "$line"; done < "$WORK/bench.out"
-	if [ $rc -ne 0 ]; then
-		head -n 40 "$WORK/bench.err" | while IFS= read -r line; do info "stderr: $line"; done
-		why "exit $rc: $(first_line "$WORK/bench.err")"
-		return 1
-	fi
+	bench_report "$WORK/bench" $rc || return 1
 }
 
 # numa_bench (issue 32; make bench), on the 2-node VM (tests/vm/run.sh boots
@@ -114,12 +114,7 @@ t_numa_bench() {
 		echo "# ($1 cgroups, $2 samples: $(($(date +%s) - start)) s)" >> "$WORK/numa_bench.out"
 		[ $rc -eq 0 ] || break
 	done
-	while IFS= read -r line; do info "$line"; done < "$WORK/numa_bench.out"
-	if [ $rc -ne 0 ]; then
-		head -n 40 "$WORK/numa_bench.err" | while IFS= read -r line; do info "stderr: $line"; done
-		why "exit $rc: $(first_line "$WORK/numa_bench.err")"
-		return 1
-	fi
+	bench_report "$WORK/numa_bench" $rc || return 1
 	# the first table row (text, bpf and text/bpf of the first run) and the
 	# last one's read of the root (the largest tree)
 	info "$(awk '/^ *[0-9]/ {
