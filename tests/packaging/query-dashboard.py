@@ -30,8 +30,8 @@ empty query fails, and so does an EXEMPT entry that names no query (the
 list is kept by hand, one reason per entry).
 
 Queries of series outside the default stat set, which a host ships only
-when its configuration asks for them (OPT_IN below: NumaStat, off by
-default), may stay empty only while the host ships no series of one of the
+when its configuration asks for them (OPT_IN below: NumaStat and
+AllocInfo, off by default), may stay empty only while the host ships no series of one of the
 metrics they read: they are then reported as "off", with the setting that
 would give them data. A host that ships those metrics must give them data
 like any other query.
@@ -95,6 +95,20 @@ OPT_IN = {
     "panel 'NUMA: remote-node share of the top cgroups' A": (NUMA_SERIES, NUMA_SETTING),
     "rule cgroup:memcg_numa_remote_share:ratio": (NUMA_SERIES, NUMA_SETTING),
 }
+ALLOC_BYTES = ("memcg_bpf_kernel_alloc_bytes",)
+ALLOC_SETTING = "AllocInfo true"
+OPT_IN.update({
+    "panel 'Kernel allocations: top call sites per host' A": (ALLOC_BYTES, ALLOC_SETTING),
+    "panel 'Kernel allocations: top call sites per host' B":
+        (ALLOC_BYTES + ("memcg_bpf_kernel_alloc_calls",), ALLOC_SETTING),
+    "panel 'Kernel allocations per host: top call sites and the rest' A": (ALLOC_BYTES, ALLOC_SETTING),
+    "panel 'Kernel allocations per host: top call sites and the rest' B": (ALLOC_BYTES, ALLOC_SETTING),
+    "panel 'Kernel allocations: fleet-wide bytes of the top 10 call sites' A": (ALLOC_BYTES, ALLOC_SETTING),
+    "panel 'Kernel allocations: largest fleet-wide change over the range' A": (ALLOC_BYTES, ALLOC_SETTING),
+    "panel 'Kernel allocations: growth per 6 hours, top 10 (leak suspects)' A": (ALLOC_BYTES, ALLOC_SETTING),
+    "rule host:memcg_bpf_kernel_alloc_bytes:deriv6h": (ALLOC_BYTES, ALLOC_SETTING),
+    "alert MemcgBpfKernelAllocGrowing": (ALLOC_BYTES, ALLOC_SETTING),
+})
 
 
 def api(prom, path, params):

@@ -25,6 +25,13 @@
 #    "off"), the per-node panel one series per cgroup and node, and the
 #    share is 1 - the largest node's part for each cgroup, identity labels
 #    kept (0 everywhere on the one-node v1 host);
+#  - AllocInfo (the exporter ships the kernel's allocation profile): its
+#    panels, host:memcg_bpf_kernel_alloc_bytes:deriv6h and
+#    MemcgBpfKernelAllocGrowing have data on both hosts (none "off"), the
+#    top call sites table lists every site but "other" (bytes and calls),
+#    the recorded slope is each site's (1 MiB/s for the growing xfs site,
+#    no series for "other"), and that site ranks first in the fleet's
+#    change over the range;
 #  - scripts/plot.py draws a PNG (valid signature and IHDR, 1600x1000) with
 #    series in each of its four panels for the v2 host, and for the v1 host
 #    with the pressure panel empty.
@@ -157,7 +164,7 @@ cad_check "cAdvisor: every cgroup of the v2 host has a working set series" \
 # NUMA (the exporter ships NumaStat "anon" "file"): the panels and the rule
 # have data on both hosts, none "off"; the per-node panel one series per
 # cgroup and node; the remote-node share by value, with identity labels
-check "both hosts: the NUMA panels and rule have data (none off)" \
+check "both hosts: the NUMA and AllocInfo panels and rules have data (none off)" \
 	bash -c "! grep -q '^off' '$T/dashboard-synth-v2.txt' '$T/dashboard-synth-v1.txt'"
 check "v2 host: per-node panel, 2 cgroups at depth 1 x 2 nodes" \
 	grep -Eq "^ok +panel 'NUMA: per-node memory of the top cgroups' A +4 series" "$T/dashboard-synth-v2.txt"
@@ -174,6 +181,25 @@ cgroup=/system.slice container= node= 500
 cgroup=/system.slice/db.service container= node= 500" cgroup container node
 cad_check "NUMA: every cgroup of the one-node v1 host has a share of 0" \
 	'count(cgroup:memcg_numa_remote_share:ratio{host="synth-v1"} == 0)' "3"
+
+# AllocInfo (the exporter ships the kernel's allocation profile): "none
+# off" above covers its targets; every site but "other" in the table,
+# the slope per site, the growing site first in the fleet's change
+for hs in synth-v2:4 synth-v1:3; do
+	for ref in A B; do
+		check "${hs%:*}: top call sites table $ref, the ${hs#*:} sites without \"other\"" \
+			grep -Eq "^ok +panel 'Kernel allocations: top call sites per host' $ref +${hs#*:} series" "$T/dashboard-${hs%:*}.txt"
+	done
+done
+cad_check "AllocInfo: the recorded slope (MiB/s) of each v2 site, none for other" \
+	'round(host:memcg_bpf_kernel_alloc_bytes:deriv6h{host="synth-v2"} / 2^20)' \
+	"site=fs/kernfs/dir.c:665 module= 0
+site=fs/xfs/xfs_icache.c:93 module=xfs 1
+site=mm/percpu.c:512 module= 0
+site=mm/slub.c:3347 module= 0" site module
+cad_check "AllocInfo: the growing xfs site ranks first in the fleet's change over the range" \
+	'topk(1, sum by (site, module, func) (delta(memcg_bpf_kernel_alloc_bytes{site!="other"}[1m]) and memcg_bpf_kernel_alloc_bytes)) > bool 0' \
+	"site=fs/xfs/xfs_icache.c:93 module=xfs func=xfs_inode_alloc 1" site module func
 
 png_ok() { # png_ok FILE: PNG signature, IHDR 1600x1000
 	python3 -c 'import struct, sys

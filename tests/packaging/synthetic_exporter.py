@@ -25,9 +25,13 @@ Both ship the sender's self metrics and the budget's counts (synth-v2 cuts
 2,900 cgroups below one parent), and every cgroup's anon and file per NUMA
 node, as NumaStat "anon" "file" ships them (label node; synth-v2 has two
 nodes, each cgroup split as NUMA says, synth-v1 one), so that the NUMA
-panels and cgroup:memcg_numa_remote_share:ratio have data. Counters grow
-with the time since start, so rate() and increase() have something to
-measure. Listens on 127.0.0.1 only; stop it by its PID.
+panels and cgroup:memcg_numa_remote_share:ratio have data, and the
+kernel's allocation profile as AllocInfo true ships it (ALLOC: a few call
+sites, one in a module, and the row site="other"; on synth-v2 the xfs
+site grows by 1 MiB a second, so that the growth panels and
+host:memcg_bpf_kernel_alloc_bytes:deriv6h have something to rank).
+Counters grow with the time since start, so rate() and increase() have
+something to measure. Listens on 127.0.0.1 only; stop it by its PID.
 """
 import argparse
 import http.server
@@ -78,6 +82,22 @@ NUMA = {
     "synth-v1": {},
 }
 NODES = {"synth-v2": 2, "synth-v1": 1}
+# host -> the kernel's allocation profile (AllocInfo true): (site, module
+# or None, func, bytes, calls, bytes added per second), then the row
+# "other" (the rest) as (bytes, calls)
+ALLOC = {
+    "synth-v2": ([
+        ("mm/slub.c:3347", None, "alloc_slab_page", 900 * MIB, 230000, 0),
+        ("fs/xfs/xfs_icache.c:93", "xfs", "xfs_inode_alloc", 300 * MIB, 307200, MIB),
+        ("mm/percpu.c:512", None, "pcpu_mem_zalloc", 120 * MIB, 30000, 0),
+        ("fs/kernfs/dir.c:665", None, "__kernfs_new_node", 40 * MIB, 300000, 0),
+    ], (2 * GIB, 900000)),
+    "synth-v1": ([
+        ("mm/slub.c:3347", None, "alloc_slab_page", 300 * MIB, 76800, 0),
+        ("kernel/fork.c:365", None, "alloc_thread_stack_node", 30 * MIB, 1900, 0),
+        ("fs/kernfs/dir.c:665", None, "__kernfs_new_node", 20 * MIB, 150000, 0),
+    ], (500 * MIB, 400000)),
+}
 VICTIM = {"synth-v2": "/kubepods.slice/pod1.slice/c1.scope", "synth-v1": "/docker/abc"}
 
 
@@ -153,6 +173,16 @@ def series(host, tree, v2, elapsed, killed):
     lines.append('memcg_bpf_cgroups_kept{host="%s"} %d' % (host, ncg))
     lines.append('memcg_bpf_cgroups_cut{host="%s"} %d' % (host, cut))
     lines.append('memcg_bpf_cgroup_parents_cut{host="%s"} %d' % (host, 1 if cut else 0))
+    # AllocInfo true: the top call sites (no module label for the kernel
+    # itself) and "other", which has the site label alone
+    sites, (other_bytes, other_calls) = ALLOC[host]
+    for site, module, func, nbytes, calls, growth in sites:
+        labels = 'host="%s",site="%s",%sfunc="%s"' % (host, site, 'module="%s",' % module if module else "", func)
+        grown = int(growth * elapsed)
+        lines.append("memcg_bpf_kernel_alloc_bytes{%s} %d" % (labels, nbytes + grown))
+        lines.append("memcg_bpf_kernel_alloc_calls{%s} %d" % (labels, calls + grown // 1024))
+    lines.append('memcg_bpf_kernel_alloc_bytes{host="%s",site="other"} %d' % (host, other_bytes))
+    lines.append('memcg_bpf_kernel_alloc_calls{host="%s",site="other"} %d' % (host, other_calls))
     return lines
 
 
