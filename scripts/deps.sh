@@ -10,7 +10,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
 	protobuf-c-compiler libprotobuf-c-dev libcurl4-openssl-dev libsnappy-dev libzstd-dev
 	qemu-system-x86 busybox-static cpio zstd
 	python3 curl debian-archive-keyring ca-certificates
-	dpkg-dev debhelper lintian rpm rpmlint openssl valgrind gnuplot-nox"
+	dpkg-dev debhelper lintian rpm rpmlint openssl valgrind gnuplot-nox
+	flex bison bc"
 missing=
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"

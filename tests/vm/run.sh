@@ -19,7 +19,12 @@
 #                          mounts the memory controller as cgroup v1, which
 #                          only bookworm's 6.1 has: the later Debian kernels
 #                          are built without CONFIG_MEMCG_V1; a SET named
-#                          numa* boots with two NUMA nodes)
+#                          numa* boots with two NUMA nodes); KERNEL
+#                          "profiling" is Linux 7.3 with allocation profiling,
+#                          built here and cached by build-profiling-kernel.sh
+#                          (minutes the first time), with its test module
+#                          put at /vmtest/allocmod.ko: "profiling:allocinfo"
+#                          (make allocinfo-check)
 #   MEMCG_BPF_VM_PROGRAMS  more programs for the initramfs (space-separated)
 #   MEMCG_BPF_VM_FILES     more files, SRC=/DEST pairs (see mkinitramfs.sh);
 #                          a DEST given twice gets the later SRC (e.g.
@@ -78,8 +83,31 @@ mkdir -p "$LOGDIR"
 echo "vm: comparator self-test"
 "$here/check-values-selftest.sh" || die "guest/check_values.c accepts wrong data or rejects right data"
 
-echo "vm: fetching kernels"
-"$here/fetch-kernels.sh" > "$LOGDIR/kernels.txt" || die "cannot get the kernels (see above)"
+# Debian's kernels (fetch-kernels.sh) and the profiling kernel
+# (build-profiling-kernel.sh), each only when a set boots it.
+want_debian=false want_profiling=false
+for spec in $KERNELS; do
+	case ${spec%%:*} in
+	profiling) want_profiling=true ;;
+	*) want_debian=true ;;
+	esac
+done
+: > "$LOGDIR/kernels.txt"
+if $want_debian; then
+	echo "vm: fetching kernels"
+	"$here/fetch-kernels.sh" > "$LOGDIR/kernels.txt" || die "cannot get the kernels (see above)"
+fi
+profiling_files=
+if $want_profiling; then
+	echo "vm: the profiling kernel (tests/vm/build-profiling-kernel.sh; log in $LOGDIR/profiling-kernel.log)"
+	"$here/build-profiling-kernel.sh" > "$LOGDIR/profiling-kernel.out" 2> "$LOGDIR/profiling-kernel.log" ||
+		{ tail -n 20 "$LOGDIR/profiling-kernel.log"; die "cannot build the profiling kernel"; }
+	sed 's/^/  /' "$LOGDIR/profiling-kernel.log"
+	pk=$(tail -n 1 "$LOGDIR/profiling-kernel.out")
+	pkdir=$(dirname "$pk")
+	echo "profiling $(cat "$pkdir/version") $pk" >> "$LOGDIR/kernels.txt"
+	profiling_files="$pkdir/allocmod.ko=/vmtest/allocmod.ko"
+fi
 cat "$LOGDIR/kernels.txt"
 
 # The shipped rules (the OOM alert test loads them into Prometheus).
@@ -130,7 +158,7 @@ else
 	fi
 fi
 # the caller's files last: a DEST given twice gets the later SRC
-files="$files ${MEMCG_BPF_VM_FILES:-}"
+files="$files $profiling_files ${MEMCG_BPF_VM_FILES:-}"
 
 initrd=$LOGDIR/initramfs.cpio.gz
 # shellcheck disable=SC2086
@@ -270,7 +298,7 @@ for spec in $KERNELS; do
 	if [ -z "$vmlinuz" ]; then
 		total_fail=$((total_fail + 1))
 		summary="$summary
-  $kernel: no such kernel (kfunc, fallback or bookworm)"
+  $kernel: no such kernel (kfunc, fallback, bookworm or profiling)"
 		continue
 	fi
 	boot "$name" "$vmlinuz"

@@ -17,6 +17,7 @@
 . /vmtest/hostile.sh
 . /vmtest/budget.sh
 . /vmtest/numa.sh
+. /vmtest/allocinfo.sh
 
 
 # ---------------------------------------------------------------- shared
@@ -926,6 +927,10 @@ bench_churn) # bench_churn alone (a sample's cost under cgroup churn, its paths 
 	;;
 bench_core*)
 	run_test bench_core t_bench_core
+	;;
+allocinfo) # the allocation profiling kernel (issue 37; tests/vm/build-profiling-kernel.sh)
+	run_test allocinfo_kernel t_allocinfo_kernel
+	run_test allocinfo_collectd t_allocinfo_collectd
 	;;
 *)
 	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|v1|psi_off|bench|bench_agent|bench_collectd|bench_core*)"

@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+# Memory allocation profiling (issue 37): functions only, sourced by
+# run-tests.sh after lib.sh and receivers.sh; they use run-tests.sh's
+# collectd helpers. The allocinfo set boots the profiling kernel that
+# tests/vm/build-profiling-kernel.sh builds (Linux 7.3, tinyconfig plus
+# tests/vm/profiling-kernel.config); tests/vm/run.sh puts the test module
+# tests/vm/allocmod, built against it, at /vmtest/allocmod.ko.
+#   allocinfo_kernel    /proc/allocinfo: format 2.0, mode 0400, counting
+#                       (vm.mem_profiling 1); insmod allocmod.ko adds its
+#                       rows "[allocmod] func:..." with the bytes and calls
+#                       it allocated; rmmod takes them away
+#   allocinfo_collectd  the userland runs on that kernel: the CLI (text
+#                       backend: the kernel has no BPF), and the real
+#                       collectd with memcg_bpf shipping to VictoriaMetrics
+
+ALLOCINFO=/proc/allocinfo
+ALLOCMOD=/vmtest/allocmod.ko
+# allocmod's call sites (tests/vm/allocmod/sites.c): "FUNCTION BYTES CALLS".
+# vmalloc(262144) counts its 64 pages one call each, and the 512-byte array
+# of their pointers that vmalloc allocates under the caller's tag.
+ALLOCMOD_SITES="allocmod_kmalloc_small 2048 32
+allocmod_kmalloc_4k 32768 8
+allocmod_kmalloc_large 65536 1
+allocmod_vmalloc 262656 65
+allocmod_pages 16384 1
+allocmod_a_call_site_whose_function_name_runs_past_the_ioctl_limit_of_63_bytes 384 3
+allocmod_deep_alloc 512 1"
+
+# allocmod_rows FILE: the rows of module allocmod in FILE (a copy of
+# /proc/allocinfo) as "FUNCTION BYTES CALLS FILE:LINE REST".
+allocmod_rows() {
+	awk '$4 == "[allocmod]" { f = $5; sub(/^func:/, "", f); r = ""; for (i = 6; i <= NF; i++) r = r " " $i; print f, $1, $2, $3 r }' "$1"
+}
+
+t_allocinfo_kernel() {
+	[ -e "$ALLOCINFO" ] || { why "no $ALLOCINFO: the kernel lacks CONFIG_MEM_ALLOC_PROFILING"; return 1; }
+	[ -f "$ALLOCMOD" ] || { why "no $ALLOCMOD in the initramfs (tests/vm/run.sh puts it there for the profiling kernel)"; return 1; }
+	mode=$(stat -c %a "$ALLOCINFO")
+	[ "$mode" = 400 ] || { why "$ALLOCINFO has mode $mode, not 400"; return 1; }
+	prof=$(cat /proc/sys/vm/mem_profiling 2>/dev/null)
+	[ "$prof" = 1 ] || { why "vm.mem_profiling is '${prof:-missing}', not 1"; return 1; }
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	cat "$ALLOCINFO" > "$WORK/allocinfo.before" || { why "cannot read $ALLOCINFO"; return 1; }
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	h1=$(sed -n 1p "$WORK/allocinfo.before") h2=$(sed -n 2p "$WORK/allocinfo.before")
+	[ "$h1" = "allocinfo - version: 2.0" ] || { why "first line '$h1', not 'allocinfo - version: 2.0'"; return 1; }
+	[ "$h2" = "#     <size>  <calls> <tag info>" ] || { why "second line '$h2', not the column header"; return 1; }
+	# every row: "%12lli %8llu file:line [module] func:name[ accurate:no] "
+	bad=$(sed 1,2d "$WORK/allocinfo.before" |
+		grep -cvE '^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[^] ]+\] )?func:[^ ]+( accurate:no)? $')
+	[ "$bad" -eq 0 ] || { why "$bad rows not in the 2.0 format, e.g. '$(sed 1,2d "$WORK/allocinfo.before" |
+		grep -vE '^ *-?[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[^] ]+\] )?func:[^ ]+( accurate:no)? $' | head -n 1)'"; return 1; }
+	rows=$(($(wc -l < "$WORK/allocinfo.before") - 2))
+	nonzero=$(awk 'NR > 2 && $1 != 0' "$WORK/allocinfo.before" | wc -l)
+	inacc=$(grep -c ' accurate:no $' "$WORK/allocinfo.before")
+	info "$ALLOCINFO: $rows call sites, $nonzero non-zero, $inacc accurate:no; one read $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms (uptime's resolution: 10 ms)"
+	if [ -n "$(allocmod_rows "$WORK/allocinfo.before")" ]; then why "allocmod rows before insmod"; return 1; fi
+
+	insmod "$ALLOCMOD" 2> "$WORK/insmod.err" || { why "insmod $ALLOCMOD: $(first_line "$WORK/insmod.err")"; return 1; }
+	cat "$ALLOCINFO" > "$WORK/allocinfo.loaded"
+	allocmod_rows "$WORK/allocinfo.loaded" > "$WORK/allocmod.rows"
+	echo "---- allocmod rows"
+	cat "$WORK/allocmod.rows"
+	bad=''
+	echo "$ALLOCMOD_SITES" | {
+		while read -r f bytes calls; do
+			row=$(awk -v f="$f" '$1 == f' "$WORK/allocmod.rows")
+			n=$(echo "$row" | grep -c .)
+			if [ "$n" -ne 1 ]; then echo "; $n rows of func:$f"; continue; fi
+			# shellcheck disable=SC2086 # the row's fields
+			set -- $row
+			[ "$2" = "$bytes" ] || echo "; $f: $2 bytes, not $bytes"
+			[ "$3" = "$calls" ] || echo "; $f: $3 calls, not $calls"
+			[ -z "$5" ] || echo "; $f: '$5' after the name"
+		done
+	} > "$WORK/allocmod.bad"
+	bad=$(tr -d '\n' < "$WORK/allocmod.bad")
+	n=$(wc -l < "$WORK/allocmod.rows")
+	[ "$n" -eq 7 ] || bad="$bad; $n allocmod rows, not 7"
+	if [ -n "$bad" ]; then why "after insmod: ${bad#; }"; rmmod allocmod; return 1; fi
+	rows2=$(($(wc -l < "$WORK/allocinfo.loaded") - 2))
+	info "insmod: $n allocmod rows ($(awk '{ print $4 }' "$WORK/allocmod.rows" | tr '\n' ' ')), $rows2 call sites in all"
+
+	rmmod allocmod 2> "$WORK/rmmod.err" || { why "rmmod allocmod: $(first_line "$WORK/rmmod.err")"; return 1; }
+	cat "$ALLOCINFO" > "$WORK/allocinfo.unloaded"
+	left=$(allocmod_rows "$WORK/allocinfo.unloaded" | wc -l)
+	[ "$left" -eq 0 ] || { why "$left allocmod rows after rmmod"; return 1; }
+	rows3=$(($(wc -l < "$WORK/allocinfo.unloaded") - 2))
+	[ "$rows3" -eq "$rows" ] || { why "$rows3 call sites after rmmod, $rows before insmod"; return 1; }
+	# a module unloaded with memory still allocated is reported by the kernel
+	if dmesg | grep -q 'allocated at module unload'; then
+		why "the kernel says: $(dmesg | grep 'allocated at module unload' | head -n 1 | cut -c 1-200)"; return 1
+	fi
+}
+
+t_allocinfo_collectd() {
+	have_collectd || return 77
+	enable_memory "$CG" && mkdir -p "$CG/alloc" || return 1
+	# the CLI: no BPF in this kernel, so auto runs text
+	if ! sample --backend auto --stats usage,anon,slab --format json --count 1; then
+		why "memcg-bpf-sample: $(first_line "$WORK/err")"; rmdir "$CG/alloc"; return 1
+	fi
+	if ! grep -q '"backend":"text"' "$WORK/out" || ! grep -q '"path":"/alloc"' "$WORK/out"; then
+		why "memcg-bpf-sample: no record of /alloc from backend text"; rmdir "$CG/alloc"; return 1
+	fi
+	info "CLI: $(grep -m 1 'backend text' "$WORK/err" | cut -c 1-200)"
+	d=$WORK/allocinfo-cd
+	rm -rf "$d"
+	mkdir -p "$d"
+	vm_start || { rmdir "$CG/alloc"; return 1; }
+	collectd_conf "$d" 1 csv "  CgroupRoot \"$CG\"
+  Stat \"usage\" \"anon\" \"slab\"
+  Label \"run\" \"allocinfo\"
+  URL \"$VM_URL/api/v1/write\"" || { receivers_stop; rmdir "$CG/alloc"; return 1; }
+	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+	cd_pid=$!
+	t=0
+	until [ "$(rx_query "$VM_URL" 'count_over_time(memcg_usage_bytes{run="allocinfo",cgroup="/alloc"}[10m])' | cut -d' ' -f1)" -ge 3 ] 2>/dev/null; do
+		t=$((t + 1))
+		if [ $t -gt 90 ] || ! kill -0 $cd_pid 2>/dev/null; then
+			why "no 3 samples of memcg_usage_bytes{cgroup=\"/alloc\"} in VictoriaMetrics after 90 s"
+			stop_collectd $cd_pid; cat "$d/stdout" "$d/collectd.log"; receivers_stop; rmdir "$CG/alloc"; return 1
+		fi
+		sleep 1
+	done
+	stop_checked $cd_pid "$d" text allocinfo || { receivers_stop; rmdir "$CG/alloc"; return 1; }
+	series=$(rx_query "$VM_URL" 'count(last_over_time({__name__=~"memcg_.*",run="allocinfo"}[10m]))' | cut -d' ' -f1)
+	info "collectd (Backend auto: text) shipped to VictoriaMetrics: $series series, 3 samples in ${t}s"
+	receivers_stop
+	rmdir "$CG/alloc"
+}
