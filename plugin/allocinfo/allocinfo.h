@@ -33,6 +33,7 @@ struct allocinfo_table {
 	size_t nr_rows, cap_rows;
 	char *text;                      /* the names' storage (the text read, NULs written into it) */
 	size_t text_len, text_cap;
+	struct alloc_row *sites;         /* allocinfo_top()'s: the rows merged by name */
 };
 
 void allocinfo_table_init(struct allocinfo_table *t);
@@ -67,13 +68,15 @@ struct alloc_other {
 };
 
 /*
- * The @n rows of @t with the most bytes into @top (room for @n), largest
- * first; ties by calls, then site, module and func, so that every reader
- * ranks alike. The rest summed into @other. Returns how many were written
- * (fewer than @n when the table is smaller); -ENOMEM.
+ * The @n call sites of @t with the most bytes into @top (room for @n),
+ * largest first; ties by calls, then site, module and func, so that every
+ * reader ranks alike. A site is a (site, module, func): rows the kernel
+ * lists twice under one name are summed (their series are one). The rest
+ * summed into @other (other.sites: how many). Returns how many were written
+ * (fewer than @n when there are fewer sites); -ENOMEM. @top points into
+ * @t, valid until its next read.
  */
-int allocinfo_top(const struct allocinfo_table *t, size_t n, const struct alloc_row **top,
-		  struct alloc_other *other);
+int allocinfo_top(struct allocinfo_table *t, size_t n, const struct alloc_row **top, struct alloc_other *other);
 
 /*
  * A reader of the profile that lasts: text, ioctl (Linux >= 7.3), or auto
