@@ -29,9 +29,14 @@
 #   numa_bench      memcg-bench with per-node stats at 1,000 and 10,000
 #                   cgroups, text (memory.numa_stat) against bpf, and one
 #                   read of the root's memory.numa_stat (issue 32);
+# and the profiling kernel (Linux 7.3, built and cached by
+# tests/vm/build-profiling-kernel.sh: ~15 min the first time) for
+#   allocinfo_bench one read of /proc/allocinfo ranked to its top 50, text
+#                   against the binary reader (issue 37);
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
 # kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612
-# bookworm:bench_core_61"); "kfunc:numa_bench" numa_bench alone; "kfunc:bench_agent" runs
+# bookworm:bench_core_61 profiling:allocinfo_bench"); "kfunc:numa_bench"
+# numa_bench alone; "profiling:allocinfo_bench" allocinfo_bench alone; "kfunc:bench_agent" runs
 # encode-bench (1,000 and 10,000 cgroups), bench_collectd and
 # bench_soak_sink; "kfunc:bench_collectd" bench_collectd alone; "kfunc:bench_churn"
 # bench_churn alone; "kfunc:bench_budget" bench_budget alone.
@@ -66,7 +71,7 @@ if [ -f "$B/.libs/memcg_bpf.so" ]; then
 fi
 
 # the receivers (tests/vm/run.sh puts them in: MEMCG_BPF_VM_RECEIVERS)
-programs="$B/tests/bench/memcg-bench"
+programs="$B/tests/bench/memcg-bench $B/tests/bench/allocinfo-bench"
 [ -x "$B/tests/sender/encode-bench" ] && programs="$programs $B/tests/sender/encode-bench"
 [ -x "$B/tests/bench/http-sink" ] && programs="$programs $B/tests/bench/http-sink"
 
@@ -78,7 +83,7 @@ else
 fi
 
 # shellcheck disable=SC2086 # lists of words
-kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612 bookworm:bench_core_61}
+kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612 bookworm:bench_core_61 profiling:allocinfo_bench}
 # a new run's logs only: the tables below read them
 for k in $kernels; do rm -f "$logs/${k#*:}.vmtest.log"; done
 MEMCG_BPF_VM_KERNELS=$kernels \
@@ -129,6 +134,12 @@ p=$logs/numa_bench.vmtest.log
 if ran numa_bench; then
 	echo "per-node stats on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs, 2 NUMA nodes):"
 	info numa_bench "$p"
+	echo
+fi
+p=$logs/allocinfo_bench.vmtest.log
+if ran allocinfo_bench; then
+	echo "the allocation profile on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs; the profiling kernel):"
+	info allocinfo_bench "$p"
 	echo
 fi
 [ -z "$proto" ] || "$top/tests/bench/report.sh" "$logs/collectd.txt" "$logs" "${kernel:-?}"

@@ -13,6 +13,8 @@
 #   allocinfo_collectd  the userland runs on that kernel: the CLI (text
 #                       backend: the kernel has no BPF), and the real
 #                       collectd with memcg_bpf shipping to VictoriaMetrics
+#   allocinfo_readers   the CLI's top 25 by ioctl = by text = the file
+#   allocinfo_bench     (make bench) text and binary reader per read
 
 ALLOCINFO=/proc/allocinfo
 ALLOCMOD=/vmtest/allocmod.ko
@@ -129,4 +131,69 @@ t_allocinfo_collectd() {
 	info "collectd (Backend auto: text) shipped to VictoriaMetrics: $series series, 3 samples in ${t}s"
 	receivers_stop
 	rmdir "$CG/alloc"
+}
+
+# ai_rows JSON: the CLI's rows (not "other") as "SITE MODULE FUNC BYTES CALLS", in order.
+ai_rows() {
+	grep -v '"other":true' "$1" | sed 's/"module":""/"module":"-"/' |
+		sed -n 's/.*"site":"\([^"]*\)","module":"\([^"]*\)","func":"\([^"]*\)","bytes":\(-\{0,1\}[0-9]*\),"calls":\([0-9]*\).*/\1 \2 \3 \4 \5/p'
+}
+
+# ai_sites FILE: a copy of /proc/allocinfo as "SITE MODULE FUNC BYTES CALLS", one line per
+# call site (rows under one name summed, as the readers do), module "-" for the kernel's own.
+ai_sites() {
+	awk 'NR > 2 { m = "-"; f = ""; for (i = 4; i <= NF; i++) { if ($i ~ /^\[/) m = substr($i, 2, length($i) - 2); if ($i ~ /^func:/) f = substr($i, 6) }
+		k = $3 " " m " " f; b[k] += $1; c[k] += $2 }
+		END { for (k in b) print k, b[k], c[k] }' "$1"
+}
+
+# allocinfo_readers: the CLI's top 25 by the binary reader (Linux 7.3) and by
+# the text one are the same sites in the same order, with the file's bytes
+# and calls, on the stable sites: those with the same bytes and calls in
+# every read around them (cat before and after, and a whole listing by each
+# reader: a read allocates, and rows that move with the reading process,
+# its own buffers and page tables, differ between a cat and a reader).
+t_allocinfo_readers() {
+	cat "$ALLOCINFO" > "$WORK/ai.before"
+	for r in ioctl text; do
+		if ! memcg-bpf-sample --allocinfo --allocinfo-backend $r --allocinfo-top 100000 -f json > "$WORK/ai.all.$r" 2> "$WORK/ai.err" ||
+			! memcg-bpf-sample --allocinfo --allocinfo-backend $r --allocinfo-top 25 -f json > "$WORK/ai.$r" 2>> "$WORK/ai.err"; then
+			why "$r reader: $(first_line "$WORK/ai.err")"
+			return 1
+		fi
+	done
+	cat "$ALLOCINFO" > "$WORK/ai.after"
+	used=$(memcg-bpf-sample --allocinfo --allocinfo-top 1 | head -n 1)
+	case $used in *"ioctl reader"*) ;; *) why "auto does not pick the binary reader here: $used"; return 1 ;; esac
+	ai_sites "$WORK/ai.before" > "$WORK/ai.sites.before"
+	ai_sites "$WORK/ai.after" > "$WORK/ai.sites.after"
+	ai_rows "$WORK/ai.all.ioctl" > "$WORK/ai.sites.ioctl"
+	ai_rows "$WORK/ai.all.text" > "$WORK/ai.sites.text"
+	# stable: the same line (name, bytes, calls) in all four (busybox has no comm)
+	awk 'FNR == 1 { f++ } { n[$0]++ } END { for (k in n) if (n[k] == 4) { split(k, a, " "); print a[1], a[2], a[3] } }' \
+		"$WORK/ai.sites.before" "$WORK/ai.sites.after" "$WORK/ai.sites.ioctl" "$WORK/ai.sites.text" > "$WORK/ai.stable"
+	ai_rows "$WORK/ai.ioctl" > "$WORK/ai.rows.ioctl"
+	ai_rows "$WORK/ai.text" > "$WORK/ai.rows.text"
+	# each reader's stable rows of its top 25, in its order
+	for r in ioctl text; do
+		awk 'NR == FNR { s[$1 " " $2 " " $3] = 1; next } ($1 " " $2 " " $3) in s' "$WORK/ai.stable" "$WORK/ai.rows.$r" > "$WORK/ai.stable.$r"
+	done
+	n=$(wc -l < "$WORK/ai.stable.ioctl")
+	bad=''
+	[ "$(wc -l < "$WORK/ai.rows.ioctl")" -eq 25 ] || bad="$bad; the ioctl reader gave $(wc -l < "$WORK/ai.rows.ioctl") rows, not 25"
+	[ "$n" -ge 10 ] || bad="$bad; only $n of the top 25 were stable around the reads"
+	cmp -s "$WORK/ai.stable.ioctl" "$WORK/ai.stable.text" ||
+		bad="$bad; the readers' stable rows differ: $(diff "$WORK/ai.stable.ioctl" "$WORK/ai.stable.text" | head -n 4 | tr '\n' ' ')"
+	off=$(awk 'NR == FNR { f[$0] = 1; next } !($0 in f)' "$WORK/ai.sites.before" "$WORK/ai.stable.ioctl" | head -n 2 | tr '\n' ' ')
+	[ -z "$off" ] || bad="$bad; rows unlike the file's: $off"
+	if [ -n "$bad" ]; then why "$(echo "${bad#; }" | cut -c 1-400)"; return 1; fi
+	info "the top 25 by ioctl and by text: $n stable sites, the same, in the same order, with the file's bytes and calls ($(head -n 1 "$WORK/ai.rows.ioctl")); the rest moved with the reads"
+}
+
+# allocinfo_bench (make bench, MEMCG_BPF_BENCH_KERNELS=profiling:allocinfo_bench): one read
+# ranked to the top 50, text against the binary reader.
+t_allocinfo_bench() {
+	command -v allocinfo-bench >/dev/null || { why "allocinfo-bench is not in the initramfs"; return 1; }
+	allocinfo-bench -n "${VMTEST_ALLOCINFO_READS:-201}" -t 50 > "$WORK/ai_bench.out" 2> "$WORK/ai_bench.err"
+	bench_report "$WORK/ai_bench" $?
 }

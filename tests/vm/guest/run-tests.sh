@@ -931,6 +931,10 @@ bench_core*)
 allocinfo) # the allocation profiling kernel (issue 37; tests/vm/build-profiling-kernel.sh)
 	run_test allocinfo_kernel t_allocinfo_kernel
 	run_test allocinfo_collectd t_allocinfo_collectd
+	run_test allocinfo_readers t_allocinfo_readers
+	;;
+allocinfo_bench) # text and binary reader of /proc/allocinfo (make bench, issue 37)
+	run_test allocinfo_bench t_allocinfo_bench
 	;;
 *)
 	proto "FAIL $KERNEL setup: unknown test set '$SET' (vmtest.set=kfunc|fallback|bookworm|v1|psi_off|bench|bench_agent|bench_collectd|bench_core*)"
