@@ -212,17 +212,19 @@ expect 1 csv-stat-not-in-cgroupfs "$cv" csv "$R" "$H" "$S,nosuch"
 # Per-node values (memory.numa_stat): a tree of its own, two nodes.
 NR=$tmp/numa
 mkdir -p "$NR/n"
-printf 'anon 4096\n' > "$NR/n/memory.stat"
+printf 'anon 4096\nnuma_pte_updates 5\n' > "$NR/n/memory.stat"
 printf 'anon N0=4096 N1=8192\nfile N0=0 N1=12288\nworkingset_refault_file N0=3 N1=0\n' > "$NR/n/memory.numa_stat"
 iNR=$(ino "$NR") iNN=$(ino "$NR/n")
 numa_rec() {
 	printf '{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/","depth":0,"values":{"anon":1}}\n' "$iNR"
-	printf '{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/n","depth":1,"values":{"anon":4096},"numa":{%s}}\n' \
+	printf '{"sample":0,"ts_ms":1,"backend":"bpf","cgroup_id":%s,"path":"/n","depth":1,"values":{"anon":4096,"numa_pte_updates":5},"numa":{%s}}\n' \
 		"$iNN" "$1"
 }
 N='"anon":{"0":4096,"1":8192},"file":{"0":0,"1":12288},"workingset_refault_file":{"0":3,"1":0}'
 numa_rec "$N" > "$tmp/j"
 expect 0 numa-good "$cv" fs -N 2 "$NR" "$tmp/j"
+sed 's/"numa_pte_updates":5/"numa_pte_updates":6/' "$tmp/j" > "$tmp/k"
+expect 1 numa-named-memory-stat-value-is-memory-stat-s "$cv" fs "$NR" "$tmp/k"
 numa_rec "$(echo "$N" | sed 's/"1":8192/"1":8193/')" > "$tmp/j"
 expect 1 numa-value-off-by-one "$cv" fs "$NR" "$tmp/j"
 numa_rec "$(echo "$N" | sed 's/"0":4096,"1":8192/"0":8192,"1":4096/')" > "$tmp/j"

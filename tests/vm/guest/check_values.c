@@ -770,6 +770,19 @@ static const char *single_file(const char *name)
 
 static bool is_event(const char *name);
 
+/* A per-node value: numa_<stat>_N<node> (memory.stat has numa_* stats of its own: numa_pte_updates...). */
+static bool is_node_value(const char *name)
+{
+	const char *n = strrchr(name, '_');
+
+	if (strncmp(name, "numa_", 5) || !n || n[1] != 'N' || !n[2])
+		return false;
+	for (n += 2; *n; n++)
+		if (*n < '0' || *n > '9')
+			return false;
+	return true;
+}
+
 /*
  * What the cgroupfs says value @name is now: 0 and @out, or -1 with @why.
  * @pressure is set for the PSI totals (compared with slack).
@@ -794,7 +807,7 @@ static int truth(int fd, struct cg_files *f, const char *name, uint64_t *out, bo
 			return -1;
 		*out = f->usage.kv[0].v > inactive->v ? f->usage.kv[0].v - inactive->v : 0;
 		return 0;
-	} else if (!strncmp(name, "numa_", 5)) {
+	} else if (is_node_value(name)) {
 		*why = "is in no line of memory.numa_stat";
 		kv = kv_find(&f->numa, name);
 	} else if (!strcmp(name, "pressure_some") || !strcmp(name, "pressure_full")) {
