@@ -70,9 +70,10 @@ struct alloc_other {
 /*
  * The @n call sites of @t with the most bytes into @top (room for @n),
  * largest first; ties by calls, then site, module and func, so that every
- * reader ranks alike. A site is a (site, module, func): rows the kernel
- * lists twice under one name are summed (their series are one). The rest
- * summed into @other (other.sites: how many). Returns how many were written
+ * reader ranks alike. Only rows that hold memory (bytes != 0) count: the
+ * binary reader never sees the others. A site is a (site, module, func):
+ * rows the kernel lists twice under one name are summed (their series are
+ * one). The rest summed into @other (other.sites: how many). Returns how many were written
  * (fewer than @n when there are fewer sites); -ENOMEM. @top points into
  * @t, valid until its next read.
  */

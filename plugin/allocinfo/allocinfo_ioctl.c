@@ -54,17 +54,17 @@ static const struct alloc_row *text_row(const struct allocinfo_names *n, const s
 	return NULL;
 }
 
-/* Appends @s (@mark: with "..." before it) to t->text; the offset of the copy, or SIZE_MAX. */
+/* Appends @mark, @s and @suffix as one string to t->text; the offset of the copy, or SIZE_MAX. */
 static size_t put(struct allocinfo_table *t, const char *mark, const char *s, const char *suffix)
 {
-	size_t at = t->text_len;
-	int n = snprintf(NULL, 0, "%s%s%s", mark, s, suffix) + 1;
+	size_t at = t->text_len, lm = strlen(mark), ls = strlen(s), lx = strlen(suffix);
+	size_t n = lm + ls + lx + 1;
 
-	if (t->text_cap - t->text_len < (size_t)n) {
+	if (t->text_cap - t->text_len < n) {
 		size_t cap = t->text_cap ? t->text_cap : 1 << 16;
 		char *p;
 
-		while (cap - t->text_len < (size_t)n)
+		while (cap - t->text_len < n)
 			cap *= 2;
 		p = realloc(t->text, cap);
 		if (!p)
@@ -72,8 +72,10 @@ static size_t put(struct allocinfo_table *t, const char *mark, const char *s, co
 		t->text = p;
 		t->text_cap = cap;
 	}
-	snprintf(t->text + at, (size_t)n, "%s%s%s", mark, s, suffix);
-	t->text_len += (size_t)n;
+	memcpy(t->text + at, mark, lm);
+	memcpy(t->text + at + lm, s, ls);
+	memcpy(t->text + at + lm + ls, suffix, lx + 1);
+	t->text_len += n;
 	return at;
 }
 
@@ -166,6 +168,9 @@ static int walk(const struct allocinfo_ioctl_io *io, struct allocinfo_names *nam
 	at.filter.min_size = 1;
 	err = io->request(io->ctx, ALLOCINFO_ABI_IOC_GET_AT, &at);
 	for (d = at.data; !err; err = io->request(io->ctx, ALLOCINFO_ABI_IOC_GET_NEXT, &d)) {
+		/* the kernel ends each name with a NUL; a row that did not must not run past it */
+		d.tag.modname[ALLOCINFO_ABI_STR - 1] = d.tag.function[ALLOCINFO_ABI_STR - 1] =
+			d.tag.filename[ALLOCINFO_ABI_STR - 1] = '\0';
 		err = add_row(t, names, &d, &offs);
 		if (err)
 			break;

@@ -46,22 +46,26 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /*
- * The call sites of @t, one row per (site, module, func): the kernel lists
- * some twice (two tags at one line, e.g. a macro used twice there), and
- * their series are one. Into t->sites; pointers to them in @out.
+ * The call sites of @t that hold memory, one row per (site, module, func):
+ * the kernel lists some twice (two tags at one line, e.g. a macro used twice
+ * there), and their series are one. A row of 0 bytes is left out, as the
+ * binary reader's MIN_SIZE 1 leaves it in the kernel: both readers rank the
+ * same rows. Into t->sites; pointers to them in @out.
  */
 static int merge_sites(struct allocinfo_table *t, const struct alloc_row **out, size_t *n)
 {
 	struct alloc_row *sites = realloc(t->sites, (t->nr_rows ? t->nr_rows : 1) * sizeof(*sites));
+	size_t held = 0;
 
 	if (!sites)
 		return -ENOMEM;
 	t->sites = sites;
 	for (size_t i = 0; i < t->nr_rows; i++)
-		out[i] = &t->rows[i];
-	qsort(out, t->nr_rows, sizeof(*out), cmp_by_name);
+		if (t->rows[i].bytes)
+			out[held++] = &t->rows[i];
+	qsort(out, held, sizeof(*out), cmp_by_name);
 	*n = 0;
-	for (size_t i = 0; i < t->nr_rows; i++) {
+	for (size_t i = 0; i < held; i++) {
 		struct alloc_row *last = *n ? &sites[*n - 1] : NULL;
 
 		if (last && !cmp_names(last, out[i])) {

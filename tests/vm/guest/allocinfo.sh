@@ -14,6 +14,10 @@
 #                       backend: the kernel has no BPF), and the real
 #                       collectd with memcg_bpf shipping to VictoriaMetrics
 #   allocinfo_readers   the CLI's top 25 by ioctl = by text = the file
+#   allocinfo_ship      collectd with AllocInfo into VictoriaMetrics: insmod
+#                       brings allocmod's series (module="allocmod", whole
+#                       names), rmmod makes them stale, vm.mem_profiling 0
+#                       is one NOTICE and 1 ships again without a restart
 #   allocinfo_bench     (make bench) text and binary reader per read
 
 ALLOCINFO=/proc/allocinfo
@@ -188,6 +192,99 @@ t_allocinfo_readers() {
 	[ -z "$off" ] || bad="$bad; rows unlike the file's: $off"
 	if [ -n "$bad" ]; then why "$(echo "${bad#; }" | cut -c 1-400)"; return 1; fi
 	info "the top 25 by ioctl and by text: $n stable sites, the same, in the same order, with the file's bytes and calls ($(head -n 1 "$WORK/ai.rows.ioctl")); the rest moved with the reads"
+}
+
+# ai_vm_count QUERY: the number of series QUERY finds in VictoriaMetrics (0 when none).
+ai_vm_count() {
+	n=$(rx_query "$VM_URL" "count($1)" | cut -d' ' -f1)
+	echo "${n:-0}"
+}
+
+# ai_wait_count QUERY N SECONDS: waits until QUERY finds N series; fails after SECONDS.
+ai_wait_count() {
+	t=0
+	until [ "$(ai_vm_count "$1")" = "$2" ]; do
+		t=$((t + 1))
+		[ $t -le "$3" ] || return 1
+		kill -0 "$cd_pid" 2>/dev/null || return 1
+		sleep 1
+	done
+}
+
+# ai_ship_fail D WHY: says WHY with what the receiver and collectd saw, stops both; fails.
+ai_ship_fail() {
+	why "$2"
+	echo "---- VictoriaMetrics: $(rx_query "$VM_URL" 'count({__name__=~"memcg_bpf_kernel_alloc_.*"})')"
+	stop_collectd "$cd_pid"
+	cat "$1/collectd.log" "$1/stdout"
+	receivers_stop
+	return 1
+}
+
+# allocinfo_ship: the whole path on the profiling kernel, collectd + memcg_bpf
+# (AllocInfo, binary reader) + VictoriaMetrics in the guest.
+t_allocinfo_ship() {
+	have_collectd || return 77
+	[ -f "$ALLOCMOD" ] || { why "no $ALLOCMOD in the initramfs"; return 1; }
+	held=$(awk 'NR > 2 && $1 != 0' "$ALLOCINFO" | wc -l)
+	# every site that holds memory fits the top, so allocmod's small ones are in it
+	[ "$held" -lt 900 ] || { why "$held sites hold memory: more than the test's AllocInfoTop 1000 leaves room for"; return 1; }
+	d=$WORK/allocinfo-ship
+	rm -rf "$d"
+	mkdir -p "$d"
+	vm_start || return 1
+	collectd_conf "$d" 1 csv "  CgroupRoot \"$CG\"
+  Stat \"usage\"
+  Label \"run\" \"ship\"
+  URL \"$VM_URL/api/v1/write\"
+  AllocInfo true
+  AllocInfoTop 1000
+  AllocInfoInterval 1" || { receivers_stop; return 1; }
+	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
+	cd_pid=$!
+	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",site="other"}' 1 90 ||
+		{ ai_ship_fail "$d" "no memcg_bpf_kernel_alloc_bytes{site=\"other\"} in VictoriaMetrics after 90 s"; return 1; }
+	grep -q 'AllocInfo: reading /proc/allocinfo (ioctl)' "$d/collectd.log" ||
+		{ ai_ship_fail "$d" "the log does not say that AllocInfo reads /proc/allocinfo by ioctl"; return 1; }
+	[ "$(ai_vm_count 'memcg_bpf_kernel_alloc_bytes{module="allocmod"}')" = 0 ] ||
+		{ ai_ship_fail "$d" "allocmod series before insmod"; return 1; }
+
+	insmod "$ALLOCMOD" 2> "$WORK/insmod.err" || { ai_ship_fail "$d" "insmod: $(first_line "$WORK/insmod.err")"; return 1; }
+	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",module="allocmod"}' 7 30 ||
+		{ ai_ship_fail "$d" "$(ai_vm_count 'memcg_bpf_kernel_alloc_bytes{module="allocmod"}') allocmod series 30 s after insmod, not 7"; return 1; }
+	sleep 2 # a read after the first: the counts settled
+	bad=$(echo "$ALLOCMOD_SITES" | while read -r f bytes calls; do
+		b=$(rx_query "$VM_URL" "memcg_bpf_kernel_alloc_bytes{module=\"allocmod\",func=\"$f\"}" | cut -d' ' -f1)
+		c=$(rx_query "$VM_URL" "memcg_bpf_kernel_alloc_calls{module=\"allocmod\",func=\"$f\"}" | cut -d' ' -f1)
+		[ "$b $c" = "$bytes $calls" ] || printf '; %s: %s bytes %s calls, not %s %s' "$f" "${b:-no}" "${c:-no}" "$bytes" "$calls"
+	done)
+	[ -z "$bad" ] || { ai_ship_fail "$d" "after insmod: ${bad#; }"; return 1; }
+	info "insmod: 7 series with module=\"allocmod\" at the receiver, bytes and calls as allocated, the 76-byte function name whole"
+
+	rmmod allocmod 2> "$WORK/rmmod.err" || { ai_ship_fail "$d" "rmmod: $(first_line "$WORK/rmmod.err")"; return 1; }
+	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",module="allocmod"}' 0 10 ||
+		{ ai_ship_fail "$d" "allocmod's series still current 10 s after rmmod (no stale markers?)"; return 1; }
+	others=$(ai_vm_count 'memcg_bpf_kernel_alloc_bytes{run="ship"}')
+	[ "$others" -gt 10 ] || { ai_ship_fail "$d" "after rmmod only $others alloc series are current"; return 1; }
+	info "rmmod: allocmod's series ended at the receiver within 10 s (stale markers); $others others go on"
+
+	echo 0 > /proc/sys/vm/mem_profiling
+	t=0
+	until grep -q 'AllocInfo: memory allocation profiling is off' "$d/collectd.log"; do
+		t=$((t + 1))
+		[ $t -le 10 ] || { ai_ship_fail "$d" "no NOTICE 10 s after vm.mem_profiling=0"; return 1; }
+		sleep 1
+	done
+	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship"}' 0 10 ||
+		{ echo 1 > /proc/sys/vm/mem_profiling; ai_ship_fail "$d" "alloc series still current 10 s after vm.mem_profiling=0"; return 1; }
+	echo 1 > /proc/sys/vm/mem_profiling
+	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",site="other"}' 1 30 ||
+		{ ai_ship_fail "$d" "no alloc series 30 s after vm.mem_profiling=1 (no restart)"; return 1; }
+	[ "$(grep -c 'AllocInfo: reading /proc/allocinfo' "$d/collectd.log")" = 2 ] ||
+		{ ai_ship_fail "$d" "the log does not say once more that it reads /proc/allocinfo"; return 1; }
+	stop_checked $cd_pid "$d" text allocinfo_ship || { receivers_stop; return 1; }
+	receivers_stop
+	info "vm.mem_profiling 0: one NOTICE, the series ended; 1: shipping again, same daemon"
 }
 
 # allocinfo_bench (make bench, MEMCG_BPF_BENCH_KERNELS=profiling:allocinfo_bench): one read

@@ -932,6 +932,7 @@ allocinfo) # the allocation profiling kernel (issue 37; tests/vm/build-profiling
 	run_test allocinfo_kernel t_allocinfo_kernel
 	run_test allocinfo_collectd t_allocinfo_collectd
 	run_test allocinfo_readers t_allocinfo_readers
+	run_test allocinfo_ship t_allocinfo_ship
 	;;
 allocinfo_bench) # text and binary reader of /proc/allocinfo (make bench, issue 37)
 	run_test allocinfo_bench t_allocinfo_bench
