@@ -34,6 +34,8 @@ struct allocinfo_table {
 	char *text;                      /* the names' storage (the text read, NULs written into it) */
 	size_t text_len, text_cap;
 	struct alloc_row *sites;         /* allocinfo_top()'s: the rows merged by name */
+	void *bin;                       /* the binary reader's rows as the kernel gave them (names in them) */
+	size_t bin_cap;
 };
 
 void allocinfo_table_init(struct allocinfo_table *t);

@@ -79,55 +79,119 @@ static size_t put(struct allocinfo_table *t, const char *mark, const char *s, co
 	return at;
 }
 
-/* Where a row's names are in t->text while it grows (pointers are set at the end). */
-struct name_offs {
+/* ":<lineno>" into @buf (a row's site is "file:line"; snprintf costs a row more than the rest). */
+static void line_suffix(uint64_t lineno, char buf[24])
+{
+	char digits[21];
+	size_t n = 0;
+
+	do
+		digits[n++] = (char)('0' + lineno % 10);
+	while ((lineno /= 10));
+	buf[0] = ':';
+	for (size_t i = 0; i < n; i++)
+		buf[1 + i] = digits[n - 1 - i];
+	buf[1 + n] = '\0';
+}
+
+/*
+ * A row as the kernel gave it (GET_NEXT writes it here), with its site
+ * "file:line": the table's names point into it, unless the kernel may have
+ * cut one (then all three are copies in t->text, at @at).
+ */
+struct bin_row {
+	struct allocinfo_abi_tag_data d;
+	char site[ALLOCINFO_ABI_STR + 24];
+	bool cut;
 	size_t at[3]; /* site, module, func */
 };
 
-/* A row from the kernel's @d: whole names from the text where the kernel may have cut them. */
-static int add_row(struct allocinfo_table *t, const struct allocinfo_names *names,
-		   const struct allocinfo_abi_tag_data *d, struct name_offs **offs)
+/* Room for @n rows in t->bin. */
+static int reserve(struct allocinfo_table *t, size_t n)
 {
-	const struct allocinfo_abi_tag *tag = &d->tag;
-	bool cut = maybe_cut(tag->modname) || maybe_cut(tag->function) || maybe_cut(tag->filename);
-	const struct alloc_row *whole = cut ? text_row(names, tag) : NULL;
-	struct alloc_row *r;
-	struct name_offs *o;
+	size_t cap = t->bin_cap ? t->bin_cap : 256;
+	void *bin;
+
+	if (n <= t->bin_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	bin = realloc(t->bin, cap * sizeof(struct bin_row));
+	if (!bin)
+		return -ENOMEM;
+	t->bin = bin;
+	t->bin_cap = cap;
+	return 0;
+}
+
+/* Copies of @b's names into t->text: whole from the text where it has them, else marked. */
+static int put_cut_names(struct allocinfo_table *t, const struct allocinfo_names *names, struct bin_row *b)
+{
+	const struct allocinfo_abi_tag *tag = &b->d.tag;
+	const struct alloc_row *whole = text_row(names, tag);
 	char line[24];
 
-	if (t->nr_rows == t->cap_rows) {
-		size_t cap = t->cap_rows ? t->cap_rows * 2 : 256;
-		void *rows = realloc(t->rows, cap * sizeof(*t->rows));
-		void *more = realloc(*offs, cap * sizeof(**offs));
-
-		if (rows)
-			t->rows = rows;
-		if (more)
-			*offs = more;
-		if (!rows || !more)
-			return -ENOMEM;
-		t->cap_rows = cap;
-	}
-	r = &t->rows[t->nr_rows];
-	o = &(*offs)[t->nr_rows];
-	/* the text's signed bytes: a sum below 0 (CPUs racing) comes as a huge u64 */
-	r->bytes = (int64_t)d->counter.bytes;
-	r->calls = d->counter.calls;
-	r->accurate = d->counter.accurate;
-	snprintf(line, sizeof(line), ":%llu", (unsigned long long)tag->lineno);
+	line_suffix(tag->lineno, line);
 	if (whole) {
-		o->at[0] = put(t, "", whole->site, "");
-		o->at[1] = put(t, "", whole->module, "");
-		o->at[2] = put(t, "", whole->func, "");
+		b->at[0] = put(t, "", whole->site, "");
+		b->at[1] = put(t, "", whole->module, "");
+		b->at[2] = put(t, "", whole->func, "");
 	} else {
-		o->at[0] = put(t, maybe_cut(tag->filename) ? MARK_CUT : "", tag->filename, line);
-		o->at[1] = put(t, maybe_cut(tag->modname) ? MARK_CUT : "", tag->modname, "");
-		o->at[2] = put(t, maybe_cut(tag->function) ? MARK_CUT : "", tag->function, "");
+		b->at[0] = put(t, maybe_cut(tag->filename) ? MARK_CUT : "", tag->filename, line);
+		b->at[1] = put(t, maybe_cut(tag->modname) ? MARK_CUT : "", tag->modname, "");
+		b->at[2] = put(t, maybe_cut(tag->function) ? MARK_CUT : "", tag->function, "");
 	}
 	for (int k = 0; k < 3; k++)
-		if (o->at[k] == SIZE_MAX)
+		if (b->at[k] == SIZE_MAX)
 			return -ENOMEM;
-	t->nr_rows++;
+	return 0;
+}
+
+/* The table's rows from the @n rows in t->bin. */
+static int fill_rows(struct allocinfo_table *t, const struct allocinfo_names *names, size_t n)
+{
+	struct bin_row *bin = t->bin;
+
+	if (n > t->cap_rows) {
+		void *rows = realloc(t->rows, n * sizeof(*t->rows));
+
+		if (!rows)
+			return -ENOMEM;
+		t->rows = rows;
+		t->cap_rows = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct allocinfo_abi_tag *tag = &bin[i].d.tag;
+		struct alloc_row *r = &t->rows[i];
+		size_t len;
+
+		/* the kernel ends each name with a NUL; a row that did not must not run past it */
+		tag->modname[ALLOCINFO_ABI_STR - 1] = tag->function[ALLOCINFO_ABI_STR - 1] =
+			tag->filename[ALLOCINFO_ABI_STR - 1] = '\0';
+		/* the text's signed bytes: a sum below 0 (CPUs racing) comes as a huge u64 */
+		r->bytes = (int64_t)bin[i].d.counter.bytes;
+		r->calls = bin[i].d.counter.calls;
+		r->accurate = bin[i].d.counter.accurate;
+		bin[i].cut = maybe_cut(tag->modname) || maybe_cut(tag->function) || maybe_cut(tag->filename);
+		if (bin[i].cut) {
+			if (put_cut_names(t, names, &bin[i]))
+				return -ENOMEM;
+			continue;
+		}
+		len = strlen(tag->filename);
+		memcpy(bin[i].site, tag->filename, len);
+		line_suffix(tag->lineno, bin[i].site + len);
+		r->site = bin[i].site;
+		r->module = tag->modname;
+		r->func = tag->function;
+	}
+	for (size_t i = 0; i < n; i++) /* t->text has stopped moving */
+		if (bin[i].cut) {
+			t->rows[i].site = t->text + bin[i].at[0];
+			t->rows[i].module = t->text + bin[i].at[1];
+			t->rows[i].func = t->text + bin[i].at[2];
+		}
+	t->nr_rows = n;
 	return 0;
 }
 
@@ -137,18 +201,12 @@ static int walk(const struct allocinfo_ioctl_io *io, struct allocinfo_names *nam
 {
 	struct allocinfo_abi_content_id before, after;
 	struct allocinfo_abi_get_at at = { .pos = 0 };
-	struct allocinfo_abi_tag_data d;
-	struct name_offs *offs = NULL;
+	size_t n = 0;
 	int err;
 
 	t->nr_rows = t->text_len = 0;
-	/* as many as t->rows holds: add_row() grows both together */
-	offs = malloc((t->cap_rows ? t->cap_rows : 1) * sizeof(*offs));
-	if (!offs)
-		return -ENOMEM;
 	err = io->request(io->ctx, ALLOCINFO_ABI_IOC_CONTENT_ID, &before);
 	if (err == -ENOTTY) {
-		free(offs);
 		snprintf(why, why_len, "no binary interface on this file (" ALLOCINFO_PATH " has one from Linux 7.3)");
 		return -EOPNOTSUPP;
 	}
@@ -157,38 +215,32 @@ static int walk(const struct allocinfo_ioctl_io *io, struct allocinfo_names *nam
 	if (!names->valid || names->content_id != before.id) {
 		/* the set of sites changed: their whole names from the text, once */
 		err = io->read_text(io->ctx, &names->text, why, why_len);
-		if (err) {
-			free(offs);
+		if (err)
 			return err;
-		}
 		names->content_id = before.id;
 		names->valid = true;
 	}
 	at.filter.mask = ALLOCINFO_ABI_FILTER_MIN_SIZE;
 	at.filter.min_size = 1;
 	err = io->request(io->ctx, ALLOCINFO_ABI_IOC_GET_AT, &at);
-	for (d = at.data; !err; err = io->request(io->ctx, ALLOCINFO_ABI_IOC_GET_NEXT, &d)) {
-		/* the kernel ends each name with a NUL; a row that did not must not run past it */
-		d.tag.modname[ALLOCINFO_ABI_STR - 1] = d.tag.function[ALLOCINFO_ABI_STR - 1] =
-			d.tag.filename[ALLOCINFO_ABI_STR - 1] = '\0';
-		err = add_row(t, names, &d, &offs);
-		if (err)
-			break;
+	if (!err && !(err = reserve(t, 1)))
+		((struct bin_row *)t->bin)[n++].d = at.data;
+	while (!err) { /* each row straight into place */
+		err = reserve(t, n + 1);
+		if (!err)
+			err = io->request(io->ctx, ALLOCINFO_ABI_IOC_GET_NEXT, &((struct bin_row *)t->bin)[n].d);
+		if (!err)
+			n++;
 	}
 	if (err != -ENOENT)
 		goto fail;
 	err = io->request(io->ctx, ALLOCINFO_ABI_IOC_CONTENT_ID, &after);
+	if (!err)
+		err = fill_rows(t, names, n);
 	if (err)
 		goto fail;
-	for (size_t i = 0; i < t->nr_rows; i++) {
-		t->rows[i].site = t->text + offs[i].at[0];
-		t->rows[i].module = t->text + offs[i].at[1];
-		t->rows[i].func = t->text + offs[i].at[2];
-	}
-	free(offs);
 	return after.id == before.id ? 0 : -EAGAIN;
 fail:
-	free(offs);
 	t->nr_rows = 0;
 	snprintf(why, why_len, "the binary interface of " ALLOCINFO_PATH ": %s", strerror(-err));
 	return err;

@@ -2,6 +2,7 @@
 #include "allocinfo/allocinfo.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ void allocinfo_table_free(struct allocinfo_table *t)
 {
 	free(t->rows);
 	free(t->sites);
+	free(t->bin);
 	free(t->text);
 	memset(t, 0, sizeof(*t));
 }
@@ -28,11 +30,6 @@ static int cmp_names(const struct alloc_row *x, const struct alloc_row *y)
 	return c ? c : strcmp(x->func, y->func);
 }
 
-static int cmp_by_name(const void *a, const void *b)
-{
-	return cmp_names(*(const struct alloc_row *const *)a, *(const struct alloc_row *const *)b);
-}
-
 /* Larger first: bytes, then calls; then the names, so that equal counts rank alike everywhere. */
 static int cmp_rows(const void *a, const void *b)
 {
@@ -45,66 +42,144 @@ static int cmp_rows(const void *a, const void *b)
 	return cmp_names(x, y);
 }
 
+/* FNV-1a over the three names (each with its NUL): where a site's slot search starts. */
+static uint64_t name_hash(const struct alloc_row *r)
+{
+	const char *names[3] = { r->site, r->module, r->func };
+	uint64_t h = 14695981039346656037ull;
+
+	for (int k = 0; k < 3; k++) {
+		const unsigned char *p = (const unsigned char *)names[k];
+
+		do
+			h = (h ^ *p) * 1099511628211ull;
+		while (*p++);
+	}
+	return h;
+}
+
 /*
  * The call sites of @t that hold memory, one row per (site, module, func):
  * the kernel lists some twice (two tags at one line, e.g. a macro used twice
  * there), and their series are one. A row of 0 bytes is left out, as the
  * binary reader's MIN_SIZE 1 leaves it in the kernel: both readers rank the
- * same rows. Into t->sites; pointers to them in @out.
+ * same rows. Into t->sites (@n of them), in the order first seen: grouped
+ * by a hash of the names, linear probing, at most half full.
  */
-static int merge_sites(struct allocinfo_table *t, const struct alloc_row **out, size_t *n)
+static int merge_sites(struct allocinfo_table *t, size_t *n)
 {
 	struct alloc_row *sites = realloc(t->sites, (t->nr_rows ? t->nr_rows : 1) * sizeof(*sites));
-	size_t held = 0;
+	size_t nr_slots = 16, held = 0, *slots;
 
 	if (!sites)
 		return -ENOMEM;
 	t->sites = sites;
 	for (size_t i = 0; i < t->nr_rows; i++)
-		if (t->rows[i].bytes)
-			out[held++] = &t->rows[i];
-	qsort(out, held, sizeof(*out), cmp_by_name);
+		held += t->rows[i].bytes != 0;
+	while (nr_slots < 2 * held)
+		nr_slots *= 2;
+	slots = malloc(nr_slots * sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, nr_slots * sizeof(*slots)); /* SIZE_MAX: empty */
 	*n = 0;
-	for (size_t i = 0; i < held; i++) {
-		struct alloc_row *last = *n ? &sites[*n - 1] : NULL;
+	for (size_t i = 0; i < t->nr_rows; i++) {
+		const struct alloc_row *row = &t->rows[i];
+		struct alloc_row *same;
+		size_t at;
 
-		if (last && !cmp_names(last, out[i])) {
-			last->bytes = (int64_t)((uint64_t)last->bytes + (uint64_t)out[i]->bytes);
-			last->calls += out[i]->calls;
-			last->accurate &= out[i]->accurate;
+		if (!row->bytes)
+			continue;
+		at = (size_t)name_hash(row) & (nr_slots - 1);
+		while (slots[at] != SIZE_MAX && cmp_names(&sites[slots[at]], row))
+			at = (at + 1) & (nr_slots - 1);
+		if (slots[at] == SIZE_MAX) {
+			slots[at] = *n;
+			sites[(*n)++] = *row;
 			continue;
 		}
-		sites[(*n)++] = *out[i];
+		same = &sites[slots[at]];
+		same->bytes = (int64_t)((uint64_t)same->bytes + (uint64_t)row->bytes);
+		same->calls += row->calls;
+		same->accurate &= row->accurate;
 	}
-	for (size_t i = 0; i < *n; i++)
-		out[i] = &sites[i];
+	free(slots);
 	return 0;
+}
+
+/* Whether @x ranks below @y. */
+static bool ranks_below(const struct alloc_row *x, const struct alloc_row *y)
+{
+	return cmp_rows(&x, &y) > 0;
+}
+
+/* Restores the heap @h of @n (its root the lowest-ranked) below @i. */
+static void sift_down(const struct alloc_row **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t low = i, l = 2 * i + 1, r = l + 1;
+		const struct alloc_row *swap;
+
+		if (l < n && ranks_below(h[l], h[low]))
+			low = l;
+		if (r < n && ranks_below(h[r], h[low]))
+			low = r;
+		if (low == i)
+			return;
+		swap = h[i];
+		h[i] = h[low];
+		h[low] = swap;
+		i = low;
+	}
+}
+
+/*
+ * The @n highest-ranked of the @nr @sites into @top, in rank order: a heap
+ * of the best so far whose root is the one to beat (most sites are turned
+ * away by one comparison), then sorted. Returns how many.
+ */
+static size_t select_top(const struct alloc_row *sites, size_t nr, size_t n, const struct alloc_row **top)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nr && n; i++) {
+		if (k < n) {
+			top[k++] = &sites[i];
+			for (size_t c = k - 1; c && ranks_below(top[c], top[(c - 1) / 2]); c = (c - 1) / 2) {
+				const struct alloc_row *swap = top[c];
+
+				top[c] = top[(c - 1) / 2];
+				top[(c - 1) / 2] = swap;
+			}
+		} else if (ranks_below(top[0], &sites[i])) {
+			top[0] = &sites[i];
+			sift_down(top, k, 0);
+		}
+	}
+	qsort(top, k, sizeof(*top), cmp_rows);
+	return k;
 }
 
 int allocinfo_top(struct allocinfo_table *t, size_t n, const struct alloc_row **top, struct alloc_other *other)
 {
-	const struct alloc_row **all;
-	size_t k, nr;
+	size_t k, nr, inaccurate = 0;
 
 	memset(other, 0, sizeof(*other));
-	other->accurate = true;
-	all = malloc((t->nr_rows ? t->nr_rows : 1) * sizeof(*all));
-	if (!all)
+	if (merge_sites(t, &nr))
 		return -ENOMEM;
-	if (merge_sites(t, all, &nr)) {
-		free(all);
-		return -ENOMEM;
+	/* all of them, less the top: in unsigned, a sum past INT64_MAX wraps (only made-up files get there) */
+	for (size_t i = 0; i < nr; i++) {
+		other->bytes = (int64_t)((uint64_t)other->bytes + (uint64_t)t->sites[i].bytes);
+		other->calls += t->sites[i].calls;
+		inaccurate += !t->sites[i].accurate;
 	}
-	qsort(all, nr, sizeof(*all), cmp_rows);
-	k = n < nr ? n : nr;
-	memcpy(top, all, k * sizeof(*all));
-	for (size_t i = k; i < nr; i++) {
-		other->sites++;
-		/* in unsigned: a sum past INT64_MAX wraps (only made-up files get there) */
-		other->bytes = (int64_t)((uint64_t)other->bytes + (uint64_t)all[i]->bytes);
-		other->calls += all[i]->calls;
-		other->accurate &= all[i]->accurate;
+	k = select_top(t->sites, nr, n, top);
+	for (size_t i = 0; i < k; i++) {
+		other->bytes = (int64_t)((uint64_t)other->bytes - (uint64_t)top[i]->bytes);
+		other->calls -= top[i]->calls;
+		inaccurate -= !top[i]->accurate;
 	}
-	free(all);
+	other->sites = nr - k;
+	other->accurate = inaccurate == 0;
 	return (int)k;
 }

@@ -229,6 +229,60 @@ static void test_top_ties(void **state)
 	allocinfo_table_free(&t);
 }
 
+/* The reference ranking: bytes, calls (larger first), then the site (the test's names differ there). */
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct alloc_row *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return strcmp(x->site, y->site);
+}
+
+/*
+ * The selection of the top against a whole sort, on 300 sites with many
+ * ties (bytes and calls from a fixed LCG), for tops of 1 to more than all.
+ */
+static void test_top_against_sort(void **state)
+{
+	static const size_t tops[] = { 1, 2, 3, 7, 50, 149, 299, 300, 301, 1000 };
+	struct alloc_row want[300];
+	const struct alloc_row *top[1000];
+	struct allocinfo_table t;
+	struct alloc_other other;
+	char text[300 * 48] = "allocinfo - version: 2.0\n", why[256];
+	uint32_t x = 7;
+	int64_t total = 0;
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		x = x * 1103515245u + 12345u;
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), " %u %u s%03d.c:1 func:f\n",
+			 (x >> 8) % 17 * 4096 + 4096, (x >> 20) % 5, i);
+	}
+	assert_int_equal(parse(&t, text, why, sizeof(why)), 0);
+	assert_int_equal(t.nr_rows, 300);
+	memcpy(want, t.rows, sizeof(want));
+	qsort(want, 300, sizeof(want[0]), cmp_ref);
+	for (int i = 0; i < 300; i++)
+		total += want[i].bytes;
+	for (size_t j = 0; j < sizeof(tops) / sizeof(tops[0]); j++) {
+		size_t n = tops[j], k = n < 300 ? n : 300;
+		int64_t sum = 0;
+
+		assert_int_equal(allocinfo_top(&t, n, top, &other), (int)k);
+		for (size_t i = 0; i < k; i++) {
+			assert_string_equal(top[i]->site, want[i].site);
+			sum += top[i]->bytes;
+		}
+		assert_int_equal(other.sites, 300 - k);
+		assert_true(sum + other.bytes == total);
+	}
+	allocinfo_table_free(&t);
+}
+
 /* Files: none, and unreadable, say what to do. */
 static void test_read_errors(void **state)
 {
@@ -307,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_version_1_and_fields),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_top_ties),
+		cmocka_unit_test(test_top_against_sort),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_watch),
 	};
