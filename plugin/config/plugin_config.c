@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "config/plugin_config.h"
 
-#include "allocinfo/allocinfo.h"
-
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
