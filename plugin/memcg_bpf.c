@@ -309,6 +309,7 @@ static void self_values_fill(struct mb_instance *inst, bool sampled, size_t valu
 	v->sample_cpu_total_s = (double)inst->sample_cpu_ns / 1e9;
 	v->sample_errors = (uint64_t)inst->sample_errors;
 	v->backend = sampler_backend_used(inst->sampler);
+	v->backend_reason = sampler_backend_reason(inst->sampler);
 #ifdef MEMCG_BPF_HAVE_SENDER
 	if (inst->sender) {
 		struct sender_stats st;

@@ -211,6 +211,7 @@ static int try_checked(struct sampler *s, const struct sampler_opts *opts, enum 
 	bad = calloc(opts->nr_stats * (1 + STAT_MAX_INPUTS) + s->nr_node_columns + 1, sizeof(bad[0]));
 	if (!bad)
 		return -ENOMEM;
+	s->check_failed = false;
 	for (attempt = 0; attempt < 2; attempt++) {
 		err = try_backend(s, backend, ops, opts, why, why_len);
 		if (err || (backend == SAMPLER_BPF && !has_node_columns(s)))
@@ -218,6 +219,7 @@ static int try_checked(struct sampler *s, const struct sampler_opts *opts, enum 
 		err = core_check(s, bad + s->nr_excluded, &nr_bad, names, sizeof(names));
 		if (!err)
 			break;
+		s->check_failed = err == -EPROTO;
 		s->ops->close(s);
 		s->priv = NULL;
 		s->ops = NULL;
@@ -253,6 +255,7 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 	char bpf_why[512], core_why[768], text_why[512];
 	int err;
 
+	s->reason = opts->backend == SAMPLER_AUTO ? NULL : SAMPLER_REASON_CONFIGURED;
 	if (opts->backend == SAMPLER_TEXT) {
 		err = try_backend(s, SAMPLER_TEXT, &sampler_text_ops, opts, text_why, sizeof(text_why));
 		if (!err)
@@ -264,8 +267,10 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 		err = try_checked(s, opts, SAMPLER_BPF, &sampler_bpf_ops, bpf_why, sizeof(bpf_why));
 		if (!err) {
 			mb_notice("backend bpf: %s", bpf_why[0] ? bpf_why : "kernel has the memcg kfuncs");
+			s->reason = s->reason ?: SAMPLER_REASON_KFUNCS;
 			return 0;
 		}
+		s->reason = s->reason ?: s->check_failed ? SAMPLER_REASON_CHECK_FAILED : SAMPLER_REASON_NO_KFUNCS;
 		if (opts->backend == SAMPLER_BPF) {
 			mb_err("backend bpf is not usable here: %s", bpf_why[0] ? bpf_why : strerror(-err));
 			return err;
@@ -274,6 +279,8 @@ static int open_backend(struct sampler *s, const struct sampler_opts *opts)
 			snprintf(bpf_why, sizeof(bpf_why), "the bpf backend failed to load (%s)", strerror(-err));
 	}
 	err = try_checked(s, opts, SAMPLER_BPF_CORE, &sampler_bpf_core_ops, core_why, sizeof(core_why));
+	if (err && opts->backend == SAMPLER_AUTO) /* why text */
+		s->reason = s->check_failed ? SAMPLER_REASON_CHECK_FAILED : SAMPLER_REASON_NO_BPF;
 	if (!err) {
 		mb_notice("backend bpf-core: %s%s%s", bpf_why, bpf_why[0] ? "; " : "", core_why);
 		return 0;
@@ -442,6 +449,11 @@ int sampler_sample(struct sampler *s, struct sample_table *t)
 enum sampler_backend sampler_backend_used(const struct sampler *s)
 {
 	return s->backend;
+}
+
+const char *sampler_backend_reason(const struct sampler *s)
+{
+	return s->reason ? s->reason : SAMPLER_REASON_CONFIGURED;
 }
 
 size_t sampler_oom_kills(const struct sampler *s, const struct oom_kill_note **out)

@@ -71,6 +71,21 @@ void sampler_table_init(const struct sampler *s, struct sample_table *t);
 size_t sampler_column_of(const struct sampler *s, const char *name);
 /* The backend that runs (never SAMPLER_AUTO). */
 enum sampler_backend sampler_backend_used(const struct sampler *s);
+
+/*
+ * Why it runs, in one word (a label value on the wire; the log line says it
+ * in full): "configured" (Backend named it), "kfuncs" (auto: the kernel
+ * has the memcg kfuncs), "no_kfuncs" (auto: the bpf walk did not load, so
+ * bpf-core), "check_failed" (auto: a start-up check disagreed with the
+ * kernel's files, so the next one), "no_bpf" (auto: neither BPF walk
+ * loads: text).
+ */
+#define SAMPLER_REASON_CONFIGURED "configured"
+#define SAMPLER_REASON_KFUNCS "kfuncs"
+#define SAMPLER_REASON_NO_KFUNCS "no_kfuncs"
+#define SAMPLER_REASON_CHECK_FAILED "check_failed"
+#define SAMPLER_REASON_NO_BPF "no_bpf"
+const char *sampler_backend_reason(const struct sampler *s);
 void sampler_close(struct sampler *s);
 
 struct oom_kill_note;

@@ -39,6 +39,8 @@ struct sampler {
 	size_t nr_shown;               /* the first nr_shown columns are the table's stats */
 	bool quiet_drops;              /* a missing stat is worth a notice, not a warning */
 	bool backend_chosen;           /* the configuration named the backend (not auto) */
+	const char *reason;            /* why this backend runs: sampler_backend_reason() */
+	bool check_failed;             /* the last try_checked() failed its start-up check */
 	const struct stat_def **node_columns; /* the per-node columns asked for (stat_on_node()) */
 	size_t nr_node_columns;
 	const struct stat_def **excluded; /* left out before the backend opens (bpf-core check) */

@@ -69,14 +69,16 @@ static const struct self_metric_def self_metrics[] = {
 	SAMPLE_WIRE_GAUGE("cgroups_kept", "memcg_bpf_cgroups_kept", "{cgroup}", cgroups_kept),
 	SAMPLE_WIRE_GAUGE("cgroups_cut", "memcg_bpf_cgroups_cut", "{cgroup}", cgroups_cut),
 	SAMPLE_WIRE_GAUGE("cgroup_parents_cut", "memcg_bpf_cgroup_parents_cut", "{cgroup}", cut_parents),
-	SAMPLE_GAUGE("count", "cgroups_skipped", cgroups_skipped),
+	SAMPLE_WIRE_GAUGE("cgroups_skipped", "memcg_bpf_cgroups_skipped", "{cgroup}", cgroups_skipped),
 	SAMPLE_GAUGE("count", "values_dispatched", values_dispatched),
-	SAMPLE_GAUGE("duration", "sample", sample_s),
+	{ "duration", "sample", "memcg_bpf_sample_duration_seconds", "s", false, SELF_PER_NONE, 0, SELF_SAMPLE,
+	  get_sample_s },
 	SAMPLE_GAUGE("duration", "sample_cpu", sample_cpu_s),
 	/* milliseconds, as sender_cpu: a DERIVE is an integer */
-	{ "total_time_in_ms", "sample_cpu", NULL, NULL, true, SELF_PER_NONE, 1000, SELF_SAMPLER,
-	  get_sample_cpu_total_s },
-	{ "derive", "sample_errors", NULL, NULL, true, SELF_PER_NONE, 0, SELF_SAMPLER, get_sample_errors },
+	{ "total_time_in_ms", "sample_cpu", "memcg_bpf_sample_cpu_seconds_total", "s", true, SELF_PER_NONE, 1000,
+	  SELF_SAMPLER, get_sample_cpu_total_s },
+	{ "derive", "sample_errors", "memcg_bpf_sample_errors_total", "{error}", true, SELF_PER_NONE, 0, SELF_SAMPLER,
+	  get_sample_errors },
 	{ "gauge", "backend-bpf", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf },
 	{ "gauge", "backend-text", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_text },
 	{ "gauge", "backend-bpf_core", NULL, NULL, false, SELF_PER_NONE, 0, SELF_SAMPLER, get_backend_bpf_core },
@@ -154,4 +156,7 @@ static void add_to_snapshot(const struct self_metric_def *m, const char *label, 
 void self_metrics_to_snapshot(const struct self_values *v, struct snapshot *snap)
 {
 	self_metrics_each(v, add_to_snapshot, snap);
+	/* collectd has one gauge per backend (backend-bpf, ...); the wire one info series */
+	snapshot_add_info(snap, "memcg_bpf_backend_info", "backend", sampler_backend_name(v->backend), "reason",
+			  v->backend_reason ? v->backend_reason : SAMPLER_REASON_CONFIGURED);
 }

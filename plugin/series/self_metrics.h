@@ -6,8 +6,10 @@
  * ways; the glue fills a plain struct self_values from the sampler and the
  * sender's stats each interval.
  *
- * Of the sampler's own figures only the budget's (cgroups seen, selected,
- * kept, cut, parents cut) have a wire name; the rest go to collectd alone.
+ * The sampler's figures have wire names (memcg_bpf_cgroups_*,
+ * memcg_bpf_sample_*, and memcg_bpf_backend_info{backend,reason}, the one
+ * running and why), but for the values dispatched to collectd and the
+ * per-backend gauges, which go to collectd alone.
  */
 #ifndef MEMCG_BPF_SELF_METRICS_H
 #define MEMCG_BPF_SELF_METRICS_H
@@ -19,7 +21,10 @@
 #include "sampling/sampler.h"
 #include "series/snapshot.h"
 
-/* 5 (the budget's) + 4 + 2 x 8 + 4 + 4 wire values at most: within SNAPSHOT_MAX_SELF. */
+/*
+ * 5 (the budget's) + 4 (the sample's) + 1 (the backend) + 4 + 2 x 8 + 4 + 4
+ * wire values at most: within SNAPSHOT_MAX_SELF.
+ */
 #define SELF_MAX_DROP_REASONS 8
 #define SELF_MAX_CPU_STAGES 4
 
@@ -33,6 +38,7 @@ struct self_values {
 	double sample_cpu_total_s; /* ... for every walk since start */
 	uint64_t sample_errors; /* walks that failed, since start */
 	enum sampler_backend backend; /* the one running */
+	const char *backend_reason;   /* why: sampler_backend_reason() (a static string) */
 
 	/* the sender's (sending/sender.h, struct sender_stats) */
 	bool sending; /* a sender runs: the rest is valid */

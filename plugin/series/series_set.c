@@ -61,6 +61,7 @@ static int add_self_items(struct series_set *set, const struct series_opts *o, c
 
 		label_list_common(&ll, o, m->name);
 		label_list_add(&ll, m->label, m->label_value);
+		label_list_add(&ll, m->label2, m->label2_value);
 		err = add_item_with_labels(set, &proto, &ll);
 		if (err)
 			return err;

@@ -103,7 +103,18 @@ void snapshot_add_self(struct snapshot *s, const char *name, const char *label, 
 {
 	if (s->nr_self == SNAPSHOT_MAX_SELF)
 		return;
-	s->self[s->nr_self++] = (struct self_metric){ name, label, label_value, value, counter, unit };
+	s->self[s->nr_self++] = (struct self_metric){ .name = name, .label = label, .label_value = label_value,
+						      .value = value, .counter = counter, .unit = unit };
+}
+
+void snapshot_add_info(struct snapshot *s, const char *name, const char *label, const char *label_value,
+		       const char *label2, const char *label2_value)
+{
+	if (s->nr_self == SNAPSHOT_MAX_SELF)
+		return;
+	s->self[s->nr_self++] = (struct self_metric){ .name = name, .label = label, .label_value = label_value,
+						      .label2 = label2, .label2_value = label2_value, .value = 1,
+						      .unit = "{info}" };
 }
 
 /* Copies @str into @names at *@at; returns the copy. */

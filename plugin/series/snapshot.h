@@ -17,12 +17,14 @@
 #include "sampling/sample_table.h"
 #include "sampling/stat_catalog.h"
 
-#define SNAPSHOT_MAX_SELF 40
+#define SNAPSHOT_MAX_SELF 48
 
 struct self_metric {
 	const char *name;   /* static string, e.g. "memcg_bpf_sender_retries_total" */
-	const char *label;       /* static: the name of its one label ("reason", "stage"), or NULL */
+	const char *label;       /* static: the name of its label ("reason", "stage"), or NULL */
 	const char *label_value; /* static */
+	const char *label2;      /* static: a second label (an info series: "reason"), or NULL */
+	const char *label2_value; /* static */
 	double value;
 	bool counter;
 	const char *unit;        /* static: OTLP's UCUM unit ("By", "s", "{batch}"), or NULL */
@@ -76,6 +78,9 @@ struct snapshot *snapshot_new(void);
 /* Appends a self metric; silently ignored beyond SNAPSHOT_MAX_SELF. */
 void snapshot_add_self(struct snapshot *s, const char *name, const char *label, const char *label_value,
 		       double value, bool counter, const char *unit);
+/* Appends an info series: gauge 1 with two labels (static strings), as snapshot_add_self(). */
+void snapshot_add_info(struct snapshot *s, const char *name, const char *label, const char *label_value,
+		       const char *label2, const char *label2_value);
 /* The allocation profile's read for this interval, copied (@r: no rows when it went away). -ENOMEM. */
 int snapshot_set_alloc(struct snapshot *s, const struct allocinfo_ranked *r);
 void snapshot_free(struct snapshot *s);

@@ -24,8 +24,10 @@ import sys
 PLAIN = re.compile(rb"[A-Za-z0-9.@-]")
 
 
-# The plugin's own series: the sender's, and the cgroup budget's counts.
-SELF_PREFIXES = ("memcg_bpf_sender_", "memcg_bpf_cgroups_", "memcg_bpf_cgroup_parents_")
+# The plugin's own series: the sender's, the sampler's (the cgroup budget's
+# counts, the sample's duration, CPU and errors) and the backend running.
+SELF_PREFIXES = ("memcg_bpf_sender_", "memcg_bpf_cgroups_", "memcg_bpf_cgroup_parents_",
+                 "memcg_bpf_sample_", "memcg_bpf_backend_info")
 
 
 def is_self(name):
@@ -128,6 +130,7 @@ def main():
     where = {}     # series key -> set of sources
     self_seen = set()
     cpu_stages = set()
+    backends = set()  # (backend, reason) of memcg_bpf_backend_info
     stale = 0
     problems = []
     sources = [(p, load_prom(p)) for p in args.prom] + [(p, load_vm(p)) for p in args.vm]
@@ -138,6 +141,8 @@ def main():
                 self_seen.add(name)
                 if name == "memcg_bpf_sender_cpu_seconds_total":
                     cpu_stages.add(labels.get("stage"))
+                if name == "memcg_bpf_backend_info":
+                    backends.add((labels.get("backend"), labels.get("reason")))
                 continue
             if labels.get(args.host_label) != args.host:
                 problems.append("series without %s=%s: %s" % (args.host_label, args.host, labels))
@@ -183,6 +188,12 @@ def main():
             problems.append("a node got no series at all")
     if args.require_self and "memcg_bpf_sender_samples_sent_total" not in self_seen:
         problems.append("self metric memcg_bpf_sender_samples_sent_total did not arrive")
+    # the host's backend on the wire: one, with the reason it runs (the host's kernel lacks the kfuncs)
+    if args.require_self and (len(backends) != 1 or None in next(iter(backends), (None,))):
+        problems.append("memcg_bpf_backend_info came as %s, not one series with backend and reason labels"
+                        % sorted(backends))
+    elif args.require_self:
+        print("compare: memcg_bpf_backend_info{backend=%r, reason=%r}" % next(iter(backends)))
     want_stages = {"series", "encode", "compress", "post"}
     if args.require_self and cpu_stages != want_stages:
         problems.append("memcg_bpf_sender_cpu_seconds_total came with stages %s, not %s"

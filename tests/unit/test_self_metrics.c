@@ -73,7 +73,7 @@ static void test_sampler_values_go_to_collectd(void **state)
 
 	self_metrics_each(&v, record, &s);
 	assert_int_equal(s.n, 14);
-	assert_int_equal(s.wire, 5); /* the budget's */
+	assert_int_equal(s.wire, 5 + 4); /* the budget's; skipped, duration, CPU, errors */
 	assert_true(value_of(&s, "count-cgroups_seen") == 9);
 	assert_true(value_of(&s, "count-cgroups_selected") == 4);
 	assert_true(value_of(&s, "count-cgroups_kept") == 3);
@@ -110,7 +110,7 @@ static void test_sender_values_go_both_ways(void **state)
 
 	self_metrics_each(&v, record, &s);
 	assert_int_equal(s.n, 5 + 4 + 2 * 2 + 4 + 2);
-	assert_int_equal(s.wire, 4 + 2 * 2 + 4 + 2);
+	assert_int_equal(s.wire, 2 + 4 + 2 * 2 + 4 + 2); /* the sampler's CPU and errors, every interval */
 	assert_true(value_of(&s, "derive-sender_batches_sent") == 3);
 	assert_true(value_of(&s, "derive-sender_dropped_batches-rejected") == 7);
 	assert_true(value_of(&s, "derive-sender_dropped_samples-rejected") == 70);
@@ -136,6 +136,10 @@ static void test_wire_names(void **state)
 		{ "memcg_bpf_cgroups_kept", NULL, NULL, 10, false },
 		{ "memcg_bpf_cgroups_cut", NULL, NULL, 1, false },
 		{ "memcg_bpf_cgroup_parents_cut", NULL, NULL, 1, false },
+		{ "memcg_bpf_cgroups_skipped", NULL, NULL, 1, false },
+		{ "memcg_bpf_sample_duration_seconds", NULL, NULL, 0.5, false },
+		{ "memcg_bpf_sample_cpu_seconds_total", NULL, NULL, 7.5, true },
+		{ "memcg_bpf_sample_errors_total", NULL, NULL, 2, true },
 		{ "memcg_bpf_sender_batches_sent_total", NULL, NULL, 3, true },
 		{ "memcg_bpf_sender_samples_sent_total", NULL, NULL, 30, true },
 		{ "memcg_bpf_sender_retries_total", NULL, NULL, 1, true },
@@ -150,17 +154,26 @@ static void test_wire_names(void **state)
 		{ "memcg_bpf_sender_spool_bytes", NULL, NULL, 4096, false },
 		{ "memcg_bpf_sender_cpu_seconds_total", "stage", "series", 0.5, true },
 		{ "memcg_bpf_sender_cpu_seconds_total", "stage", "post", 0.0125, true },
+		{ "memcg_bpf_backend_info", "backend", "bpf-core", 1, false },
 	};
 	struct self_values v = sender_values();
 	struct snapshot snap = { 0 };
 
-	/* of the sampler's figures, only the budget's go on the wire */
+	/* the sampler's figures on the wire: not the values dispatched to collectd, nor the per-backend gauges */
 	v.sampled = true;
 	v.cgroups_seen = 12;
 	v.cgroups_selected = 11;
 	v.cgroups_kept = 10;
 	v.cgroups_cut = 1;
 	v.cut_parents = 1;
+	v.cgroups_skipped = 1;
+	v.values_dispatched = 99;
+	v.sample_s = 0.5;
+	v.sample_cpu_s = 0.25;
+	v.sample_cpu_total_s = 7.5;
+	v.sample_errors = 2;
+	v.backend = SAMPLER_BPF_CORE;
+	v.backend_reason = SAMPLER_REASON_NO_KFUNCS;
 	self_metrics_to_snapshot(&v, &snap);
 	assert_int_equal(snap.nr_self, ARRAY_SIZE(want));
 	for (size_t i = 0; i < snap.nr_self; i++) {
@@ -175,6 +188,14 @@ static void test_wire_names(void **state)
 		assert_true(snap.self[i].value == want[i].value);
 		assert_int_equal(snap.self[i].counter, want[i].counter);
 	}
+	/* the info series' second label: why this backend runs */
+	assert_string_equal(snap.self[snap.nr_self - 1].label2, "reason");
+	assert_string_equal(snap.self[snap.nr_self - 1].label2_value, "no_kfuncs");
+	/* without a reason given: configured */
+	memset(&snap, 0, sizeof(snap));
+	v.backend_reason = NULL;
+	self_metrics_to_snapshot(&v, &snap);
+	assert_string_equal(snap.self[snap.nr_self - 1].label2_value, "configured");
 }
 
 /*
@@ -202,19 +223,22 @@ static void test_wire_units(void **state)
 	}
 }
 
-static void test_no_sender_only_the_budget_on_the_wire(void **state)
+static void test_no_sender_only_the_sampler_on_the_wire(void **state)
 {
 	struct self_values v = { .sampled = true, .cgroups_seen = 1 };
 	struct snapshot snap = { 0 };
 
 	self_metrics_to_snapshot(&v, &snap);
-	assert_int_equal(snap.nr_self, 5);
+	assert_int_equal(snap.nr_self, 5 + 4 + 1);
 	for (size_t i = 0; i < snap.nr_self; i++)
-		assert_true(strncmp(snap.self[i].name, "memcg_bpf_cgroup", 16) == 0);
-	v.sampled = false; /* a failed walk: none of them */
+		assert_false(strncmp(snap.self[i].name, "memcg_bpf_sender", 16) == 0);
+	v.sampled = false; /* a failed walk: the counters and the backend only */
 	snap.nr_self = 0;
 	self_metrics_to_snapshot(&v, &snap);
-	assert_int_equal(snap.nr_self, 0);
+	assert_int_equal(snap.nr_self, 3);
+	assert_string_equal(snap.self[0].name, "memcg_bpf_sample_cpu_seconds_total");
+	assert_string_equal(snap.self[1].name, "memcg_bpf_sample_errors_total");
+	assert_string_equal(snap.self[2].name, "memcg_bpf_backend_info");
 }
 
 int main(void)
@@ -225,7 +249,7 @@ int main(void)
 		cmocka_unit_test(test_sender_values_go_both_ways),
 		cmocka_unit_test(test_wire_names),
 		cmocka_unit_test(test_wire_units),
-		cmocka_unit_test(test_no_sender_only_the_budget_on_the_wire),
+		cmocka_unit_test(test_no_sender_only_the_sampler_on_the_wire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
