@@ -173,6 +173,14 @@ def series(host, tree, v2, elapsed, killed):
     lines.append('memcg_bpf_cgroups_kept{host="%s"} %d' % (host, ncg))
     lines.append('memcg_bpf_cgroups_cut{host="%s"} %d' % (host, cut))
     lines.append('memcg_bpf_cgroup_parents_cut{host="%s"} %d' % (host, 1 if cut else 0))
+    # the sampler's health: synth-v2 runs bpf (the memcg kfuncs), synth-v1 text
+    # by configuration; one walk failed on synth-v1 half a minute in
+    lines.append('memcg_bpf_backend_info{host="%s",backend="%s",reason="%s"} 1'
+                 % ((host, "bpf", "kfuncs") if v2 else (host, "text", "configured")))
+    lines.append('memcg_bpf_sample_duration_seconds{host="%s"} %g' % (host, 0.012 if v2 else 0.35))
+    lines.append('memcg_bpf_sample_cpu_seconds_total{host="%s"} %g' % (host, 0.01 * n))
+    lines.append('memcg_bpf_sample_errors_total{host="%s"} %d' % (host, 0 if v2 or n < 30 else 1))
+    lines.append('memcg_bpf_cgroups_skipped{host="%s"} 0' % host)
     # AllocInfo true: the top call sites (no module label for the kernel
     # itself) and "other", which has the site label alone
     sites, (other_bytes, other_calls) = ALLOC[host]
