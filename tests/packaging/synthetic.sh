@@ -100,7 +100,7 @@ dashboard() { # dashboard HOST MISSING: query-dashboard.py, its lines as TAP com
 check "v2 host: every panel, recording rule and alert has data" dashboard synth-v2 ""
 check "v2 host: nothing exempt" bash -c "! grep -q '^exempt' '$T/dashboard-synth-v2.txt'"
 check "v1 host: every panel, recording rule and alert has data or is exempt" \
-	dashboard synth-v1 kernel,memory_high,pressure_some,pressure_full,oom_kill
+	dashboard synth-v1 kernel,memory_high,pressure_some,pressure_full,oom_kill,swap_current
 n_exempt=$(grep -c '^exempt' "$T/dashboard-synth-v1.txt")
 n_listed=$(PYTHONDONTWRITEBYTECODE=1 python3 -c 'import importlib.util, sys
 spec = importlib.util.spec_from_file_location("q", sys.argv[1]); q = importlib.util.module_from_spec(spec)

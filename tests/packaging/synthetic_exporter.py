@@ -150,9 +150,11 @@ def series(host, tree, v2, elapsed, killed):
         add("memcg_usage_bytes", cg, usage)
         add("memcg_working_set_bytes", cg, ws)
         add("memcg_memory_max_bytes", cg, mmax)
+        add("memcg_memory_peak_bytes", cg, usage * 1.25)  # Stat "memory_peak" (v1: max_usage_in_bytes)
         add("memcg_oom_kill_local_total", cg, 1 if killed and cg == VICTIM[host] else 0)
         if v2:
             add("memcg_memory_high_bytes", cg, mhigh)
+            add("memcg_swap_current_bytes", cg, 16 * MIB)  # Stat "swap_current" (v2 only)
             add("memcg_pressure_some_seconds_total", cg, 100 + some * elapsed)
             add("memcg_pressure_full_seconds_total", cg, 20 + full * elapsed)
             add("memcg_oom_local_total", cg, 1 if killed and cg == VICTIM[host] else 0)
