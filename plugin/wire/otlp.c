@@ -47,6 +47,8 @@
  *   KeyValue        { string key = 1; AnyValue value = 2; }
  *   AnyValue        { oneof { string string_value = 1; } }
  */
+#include "memcg_bpf_config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +58,7 @@
 #include "wire/pb_write.h"
 
 #define OTLP_SCOPE_NAME "memcg_bpf"
-#define OTLP_SCOPE_VERSION "0.1.0"
+#define OTLP_SCOPE_VERSION PACKAGE_VERSION /* the package's: configure.ac */
 #define OTLP_SERVICE_NAME "memcg_bpf"
 #define AGGREGATION_TEMPORALITY_CUMULATIVE 2
 #define DATA_POINT_FLAGS_NO_RECORDED_VALUE 1

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Requests on the wire: decoded back with protobuf-c after decompression. */
+#include "memcg_bpf_config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -272,6 +274,9 @@ static void check_otlp(const uint8_t *raw, size_t len)
 	assert_string_equal(req->resource_metrics[0]->resource->attributes[2]->key, "service.name");
 	assert_string_equal(req->resource_metrics[0]->resource->attributes[2]->value->string_value, "memcg_bpf");
 	sm = req->resource_metrics[0]->scope_metrics[0];
+	/* the scope: the plugin, at the package's version */
+	assert_string_equal(sm->scope->name, "memcg_bpf");
+	assert_string_equal(sm->scope->version, PACKAGE_VERSION);
 	assert_int_equal(sm->n_metrics, 3);
 	for (size_t m = 0; m < sm->n_metrics; m++) {
 		Opentelemetry__Proto__Metrics__V1__Metric *met = sm->metrics[m];
