@@ -244,7 +244,7 @@ static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg
 {
 	/* the plugin's own labels: series/row_labels.c */
 	static const char *const reserved[] = { "cgroup", "host", "reason", "unit", "pod_uid", "container_id",
-						"namespace", "pod", "container", "node" };
+						"namespace", "pod", "container", "image", "node" };
 	struct label_pair *l;
 
 	c->sender_keys++;
@@ -414,6 +414,7 @@ SENDER_BOOL_SETTER(set_container_id_label, container_id_label)
 SENDER_BOOL_SETTER(set_pod_uid_label, pod_uid_label)
 SENDER_BOOL_SETTER(set_pod_name_labels, pod_name_labels)
 SENDER_BOOL_SETTER(set_container_name_label, container_name_label)
+SENDER_BOOL_SETTER(set_image_label, image_label)
 
 /* A directory (SpoolDir, PodLogDir, ContainerLogDir): absolute, so that it does not follow the cwd. */
 static int set_dir(char **dst, const char *key, const char *value)
@@ -435,6 +436,9 @@ static int set_dir(char **dst, const char *key, const char *value)
 /* kubelet's directories of the Kubernetes names (series/pod_names.h) */
 DIR_SETTER(set_pod_log_dir, pod_log_dir)
 DIR_SETTER(set_container_log_dir, container_log_dir)
+/* the container runtimes' state, for the image (series/image_names.h) */
+DIR_SETTER(set_containerd_state_dir, containerd_state_dir)
+DIR_SETTER(set_crio_state_dir, crio_state_dir)
 
 /* ---- disk spool */
 DIR_SETTER(set_spool_dir, spool_dir)
@@ -492,6 +496,9 @@ static const struct cfg_key keys[] = {
 	{ "ContainerNameLabel", SHAPE_BOOLEAN, set_container_name_label },
 	{ "PodLogDir", SHAPE_STRING, set_pod_log_dir },
 	{ "ContainerLogDir", SHAPE_STRING, set_container_log_dir },
+	{ "ImageLabel", SHAPE_BOOLEAN, set_image_label },
+	{ "ContainerdStateDir", SHAPE_STRING, set_containerd_state_dir },
+	{ "CrioStateDir", SHAPE_STRING, set_crio_state_dir },
 	{ "MaxSamplesPerSend", SHAPE_INTEGER, set_max_samples },
 	{ "MaxBytesPerSend", SHAPE_INTEGER, set_max_bytes },
 	{ "QueueLength", SHAPE_INTEGER, set_queue_length },

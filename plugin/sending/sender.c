@@ -230,6 +230,9 @@ static void process_batch(struct sender *s, struct snapshot *first)
 		.pod_name_labels = s->cfg.pod_name_labels,
 		.container_name_label = s->cfg.container_name_label,
 		.names = s->names,
+		.image_label = s->cfg.image_label,
+		.containerd_state_dir = s->cfg.containerd_state_dir,
+		.crio_state_dir = s->cfg.crio_state_dir,
 	};
 	size_t max_values = sender_config_max_samples(&s->cfg);
 	struct snapshot *snaps[SENDER_MAX_PACK];
@@ -377,6 +380,7 @@ static int copy_config(struct sender_config *d, const struct sender_config *c)
 	d->bearer_token_file = d->basic_auth_user = d->basic_auth_password_file = d->host = NULL;
 	d->spool_dir = d->service_instance_id = NULL;
 	d->pod_log_dir = d->container_log_dir = NULL;
+	d->containerd_state_dir = d->crio_state_dir = NULL;
 	for (size_t i = 0; !err && i < c->nr_urls; i++, d->nr_urls++)
 		err = copy_string(&d->urls[i], c->urls[i]);
 	for (size_t i = 0; !err && i < c->nr_labels; i++, d->nr_labels++) {
@@ -405,6 +409,10 @@ static int copy_config(struct sender_config *d, const struct sender_config *c)
 		err = copy_string(&d->pod_log_dir, c->pod_log_dir);
 	if (!err)
 		err = copy_string(&d->container_log_dir, c->container_log_dir);
+	if (!err)
+		err = copy_string(&d->containerd_state_dir, c->containerd_state_dir);
+	if (!err)
+		err = copy_string(&d->crio_state_dir, c->crio_state_dir);
 	if (!err)
 		err = copy_string(&d->service_instance_id, c->service_instance_id);
 	return err;

@@ -24,6 +24,7 @@ void sender_config_init(struct sender_config *c)
 	c->container_id_label = true;
 	c->pod_name_labels = true;
 	c->container_name_label = true;
+	c->image_label = true;
 }
 
 size_t sender_config_batch_intervals(const struct sender_config *c, size_t nr_values)
@@ -65,6 +66,9 @@ void sender_config_free(struct sender_config *c)
 	free(c->pod_log_dir);
 	free(c->container_log_dir);
 	c->pod_log_dir = c->container_log_dir = NULL;
+	free(c->containerd_state_dir);
+	free(c->crio_state_dir);
+	c->containerd_state_dir = c->crio_state_dir = NULL;
 	c->ca_cert = c->client_cert = c->client_key = NULL;
 	c->bearer_token_file = c->basic_auth_user = c->basic_auth_password_file = c->host = NULL;
 }

@@ -45,8 +45,11 @@ struct sender_config {
 	bool container_id_label;
 	bool pod_name_labels;      /* namespace, pod */
 	bool container_name_label; /* container */
+	bool image_label;          /* image (series/image_names.h) */
 	char *pod_log_dir;         /* NULL: POD_NAMES_POD_LOG_DIR */
 	char *container_log_dir;   /* NULL: POD_NAMES_CONTAINER_LOG_DIR */
+	char *containerd_state_dir; /* NULL: IMAGE_NAMES_CONTAINERD_DIR */
+	char *crio_state_dir;      /* NULL: IMAGE_NAMES_CRIO_DIR */
 	size_t max_samples; /* per request */
 	size_t max_bytes;   /* per request, protobuf before compression */
 	size_t queue_length; /* intervals waiting for the sender */

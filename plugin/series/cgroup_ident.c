@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "series/cgroup_labels.h"
+#include "series/image_names.h"
 #include "series/pod_names.h"
 #include "series/stale_tracker.h"
 
@@ -20,6 +21,7 @@ void ident_free(struct ident *id)
 	free(id->ns);
 	free(id->pod);
 	free(id->container);
+	free(id->image);
 	free(id);
 }
 
@@ -44,7 +46,7 @@ bool same_ident(const struct ident *a, const struct ident *b)
 		return a == b;
 	return same_str(a->unit, b->unit) && same_str(a->pod_uid, b->pod_uid) &&
 	       same_str(a->container_id, b->container_id) && same_str(a->ns, b->ns) && same_str(a->pod, b->pod) &&
-	       same_str(a->container, b->container);
+	       same_str(a->container, b->container) && same_str(a->image, b->image);
 }
 
 /* Looks up the Kubernetes names @id lacks and sets those found; @id->pending says what is still missing. */
@@ -70,7 +72,7 @@ static int ident_add_names(const struct series_opts *o, struct ident *id)
 static int ident_resolve(const struct series_opts *o, const char *path, struct ident **out)
 {
 	bool names = o->names && (o->pod_name_labels || o->container_name_label);
-	char unit[4096], uid[POD_UID_MAX + 1] = "", cid[CONTAINER_ID_LEN + 1] = "";
+	char unit[4096], uid[POD_UID_MAX + 1] = "", cid[CONTAINER_ID_LEN + 1] = "", image[IMAGE_NAME_MAX + 1] = "";
 	struct ident *id = calloc(1, sizeof(*id));
 
 	if (!id)
@@ -79,12 +81,15 @@ static int ident_resolve(const struct series_opts *o, const char *path, struct i
 		cgroup_unit_label(path, unit, sizeof(unit));
 	else
 		unit[0] = '\0';
-	if (o->pod_uid_label || names)
+	if (o->pod_uid_label || names || o->image_label)
 		cgroup_pod_uid_label(path, uid);
-	if (o->container_id_label || names)
+	if (o->container_id_label || names || o->image_label)
 		cgroup_container_id_label(path, cid);
+	/* the CRI runtimes' annotation: a Kubernetes container's */
+	if (o->image_label && cid[0] && uid[0])
+		image_name_lookup(o->containerd_state_dir, o->crio_state_dir, cid, image);
 	if (set_once(&id->unit, unit) || set_once(&id->pod_uid, uid) || set_once(&id->container_id, cid) ||
-	    ident_add_names(o, id)) {
+	    set_once(&id->image, image) || ident_add_names(o, id)) {
 		ident_free(id);
 		return -ENOMEM;
 	}
@@ -116,7 +121,7 @@ static int ident_update(const struct series_opts *o, const struct ident *old, st
 	if (set_once(&id->unit, old->unit) || set_once(&id->pod_uid, old->pod_uid) ||
 	    set_once(&id->container_id, old->container_id) || set_once(&id->ns, want_pod ? pn.ns : old->ns) ||
 	    set_once(&id->pod, want_pod ? pn.pod : old->pod) ||
-	    set_once(&id->container, want_ctr ? pn.container : old->container)) {
+	    set_once(&id->container, want_ctr ? pn.container : old->container) || set_once(&id->image, old->image)) {
 		ident_free(id);
 		return -ENOMEM;
 	}

@@ -2,7 +2,8 @@
 /*
  * A cgroup's identity labels (unit, pod_uid, container_id from its path,
  * series/cgroup_labels.h; namespace, pod, container from
- * series/pod_names.h), derived once per cgroup path and kept by the stale
+ * series/pod_names.h; image from series/image_names.h), derived once per
+ * cgroup path and kept by the stale
  * tracker; looked up again only while a Kubernetes name is still missing.
  * Internal to series/.
  */
@@ -17,6 +18,7 @@
 /* A cgroup's identity labels, unescaped; NULL where it has none. */
 struct ident {
 	char *unit, *pod_uid, *container_id, *ns, *pod, *container;
+	char *image; /* the container runtime's, read once (series/image_names.h) */
 	bool pending; /* a Kubernetes name is wanted and still missing */
 };
 

@@ -133,7 +133,8 @@ int escape_row_labels(struct series_set *set, const struct series_opts *o, const
 	    arena_label(set, o->container_id_label, id->container_id, &rl->container_id, &rl->container_id_len) ||
 	    arena_label(set, o->pod_name_labels, id->ns, &rl->ns, &rl->ns_len) ||
 	    arena_label(set, o->pod_name_labels, id->pod, &rl->pod, &rl->pod_len) ||
-	    arena_label(set, o->container_name_label, id->container, &rl->container, &rl->container_len))
+	    arena_label(set, o->container_name_label, id->container, &rl->container, &rl->container_len) ||
+	    arena_label(set, o->image_label, id->image, &rl->image, &rl->image_len))
 		return -ENOMEM;
 	return 0;
 }
@@ -159,6 +160,7 @@ void fill_row_template(struct row_template *rt, struct label_list *ll, const str
 	label_list_add_len(ll, "namespace", rl->ns, rl->ns_len);
 	label_list_add_len(ll, "pod", rl->pod, rl->pod_len);
 	label_list_add_len(ll, "container", rl->container, rl->container_len);
+	label_list_add_len(ll, "image", rl->image, rl->image_len);
 	label_list_sort(ll);
 	rt->l = ll->l;
 	rt->len = ll->len;

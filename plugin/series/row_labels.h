@@ -30,8 +30,8 @@ struct label_list {
 
 /* The labels every series of a cgroup carries, except __name__: escaped, in the set's arena. */
 struct row_labels {
-	const char *cgroup, *unit, *pod_uid, *container_id, *ns, *pod, *container;
-	size_t cgroup_len, unit_len, pod_uid_len, container_id_len, ns_len, pod_len, container_len;
+	const char *cgroup, *unit, *pod_uid, *container_id, *ns, *pod, *container, *image;
+	size_t cgroup_len, unit_len, pod_uid_len, container_id_len, ns_len, pod_len, container_len, image_len;
 };
 
 /*

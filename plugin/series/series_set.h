@@ -61,6 +61,8 @@ struct series_opts {
 	bool pod_name_labels;      /* namespace, pod */
 	bool container_name_label; /* container */
 	struct pod_names *names;   /* where namespace, pod, container come from; NULL: none */
+	bool image_label;          /* image, from the container runtime's state (series/image_names.h) */
+	const char *containerd_state_dir, *crio_state_dir; /* NULL: the defaults */
 };
 
 struct series_set {

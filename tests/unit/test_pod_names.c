@@ -272,6 +272,34 @@ static void assert_label(const struct series_set *set, const struct series_item 
 		fail_msg("label %s=\"%s\", want \"%s\"", name, v ? v : "(none)", want);
 }
 
+static char ctrd_dir[192], crio_dir[192];
+
+/* A containerd and a CRI-O state directory below the test's: the images of ID1 and ID2. */
+static void add_runtime_state(void)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(ctrd_dir, sizeof(ctrd_dir), "%s/containerd", top);
+	snprintf(crio_dir, sizeof(crio_dir), "%s/crio", top);
+	mkdirf("%s", ctrd_dir);
+	mkdirf("%s/k8s.io", ctrd_dir);
+	mkdirf("%s/k8s.io/" ID1, ctrd_dir);
+	snprintf(path, sizeof(path), "%s/k8s.io/" ID1 "/config.json", ctrd_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"annotations\":{\"io.kubernetes.cri.image-name\":\"docker.io/library/nginx:1.25\"}}", f);
+	fclose(f);
+	mkdirf("%s", crio_dir);
+	mkdirf("%s/" ID2, crio_dir);
+	mkdirf("%s/" ID2 "/userdata", crio_dir);
+	snprintf(path, sizeof(path), "%s/" ID2 "/userdata/config.json", crio_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"annotations\":{\"io.kubernetes.cri-o.ImageName\":\"quay.io/team/worker:7\"}}", f);
+	fclose(f);
+}
+
 static const struct series_opts all_on = {
 	.host = "h1",
 	.unit_label = true,
@@ -298,10 +326,19 @@ static void test_series_carry_the_names(void **state)
 	add_pod("batch", "job-x7k2p", UID2, "worker");
 	add_link("batch", "job-x7k2p", UID2, "worker", ID2, NULL);
 	o.names = pod_names_new(pods, ctrs, now_ms);
+	/* the runtimes' state: the image of the containerd container and of the CRI-O one */
+	add_runtime_state();
+	o.image_label = true;
+	o.containerd_state_dir = ctrd_dir;
+	o.crio_state_dir = crio_dir;
 	s = snap_of(paths, 5, 1000);
 	series_set_init(&set);
 	assert_int_equal(series_set_build(&set, &o, s, NULL), 0);
 
+	assert_label(&set, item(&set, CTR1, false), "image", "docker.io/library/nginx:1.25");
+	assert_label(&set, item(&set, CTR2, false), "image", "quay.io/team/worker:7");
+	assert_label(&set, item(&set, SBX1, false), "image", NULL); /* no state of its own here */
+	assert_label(&set, item(&set, POD1, false), "image", NULL);
 	assert_label(&set, item(&set, CTR1, false), "pod_uid", UID1);
 	assert_label(&set, item(&set, CTR1, false), "container_id", ID1);
 	assert_label(&set, item(&set, CTR1, false), "namespace", "default");
@@ -328,7 +365,16 @@ static void test_series_carry_the_names(void **state)
 	assert_label(&set, item(&set, "/system.slice/ssh.service", false), "unit", "ssh.service");
 
 	/* each key turns its labels off */
+	o.image_label = false;
+	assert_int_equal(series_set_build(&set, &o, s, NULL), 0);
+	assert_label(&set, item(&set, CTR1, false), "image", NULL);
+	assert_label(&set, item(&set, CTR1, false), "container", "app");
+	o.image_label = true; /* the image alone: it needs neither label it is found by */
 	o.unit_label = o.pod_uid_label = o.container_id_label = o.pod_name_labels = o.container_name_label = false;
+	assert_int_equal(series_set_build(&set, &o, s, NULL), 0);
+	assert_label(&set, item(&set, CTR1, false), "image", "docker.io/library/nginx:1.25");
+	assert_label(&set, item(&set, CTR1, false), "container_id", NULL);
+	o.image_label = false;
 	assert_int_equal(series_set_build(&set, &o, s, NULL), 0);
 	for (size_t i = 0; i < set.nr_items; i++)
 		assert_int_equal(set.items[i].nr_labels, 3); /* __name__, cgroup, host */

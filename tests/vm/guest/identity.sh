@@ -25,9 +25,20 @@ ID_C5=$(hex64 e5) ID_C6=$(hex64 f6) ID_C7=$(hex64 77)
 # under: the systemd unit form of a pod UID (dashes become underscores)
 us() { echo "$1" | tr - _; }
 
-# id_tree: the cgroups, /var/log/pods and /var/log/containers; writes the
-# expected labels, one line per cgroup: "PATH pod_uid namespace pod
-# container container_id" ("-" for a label that must be absent).
+# id_state FILE KEY IMAGE: an OCI config.json as a CRI runtime writes it,
+# with the image under annotation KEY, and before it an environment
+# variable a tenant chose that holds the key in quotes (escaped: not it).
+id_state() {
+	mkdir -p "${1%/*}"
+	printf '{"ociVersion":"1.1.0","process":{"env":["EVIL=\\"%s\\":\\"evil.example/x:1\\""]},"annotations":{"io.kubernetes.cri.container-type":"container","%s":"%s"}}\n' \
+		"$2" "$2" "$3" > "$1"
+}
+
+# id_tree: the cgroups, /var/log/pods and /var/log/containers, the
+# container runtimes' state (containerd's and CRI-O's config.json with the
+# image); writes the expected labels, one line per cgroup: "PATH pod_uid
+# namespace pod container container_id image" ("-" for a label that must
+# be absent).
 id_tree() {
 	exp=$WORK/identity.expected
 	: > "$exp"
@@ -68,11 +79,24 @@ id_tree() {
 	mkpath "$CG" vt-id "pod$ID_UID2" "abc" || return 1
 	echo "/vt-id/pod$ID_UID2/abc - - - - -" >> "$exp"
 
+	# the runtimes' state: containerd's (C1, C4) and CRI-O's (C2, C5)
+	# containers have their image; Docker's (C3, C6, C7) have none
+	ctrd=/run/containerd/io.containerd.runtime.v2.task/k8s.io crio=/run/containers/storage/overlay-containers
+	rm -rf /run/containerd /run/containers
+	id_state "$ctrd/$ID_C1/config.json" io.kubernetes.cri.image-name docker.io/library/nginx:1.25
+	id_state "$crio/$ID_C2/userdata/config.json" io.kubernetes.cri-o.ImageName registry.k8s.io/coredns/coredns:v1.11.1
+	id_state "$ctrd/$ID_C4/config.json" io.kubernetes.cri.image-name docker.io/shop/api:2.3
+	id_state "$crio/$ID_C5/userdata/config.json" io.kubernetes.cri-o.ImageName quay.io/prometheus/node-exporter:v1.8.2
+	awk -v c1="$ID_C1" -v c2="$ID_C2" -v c4="$ID_C4" -v c5="$ID_C5" 'BEGIN {
+		img[c1] = "docker.io/library/nginx:1.25"; img[c2] = "registry.k8s.io/coredns/coredns:v1.11.1"
+		img[c4] = "docker.io/shop/api:2.3"; img[c5] = "quay.io/prometheus/node-exporter:v1.8.2" }
+		{ print $0, ($6 in img ? img[$6] : "-") }' "$exp" > "$exp.img" && mv "$exp.img" "$exp"
+
 	# the kubelet's logs: /var/log/pods/<namespace>_<pod>_<uid>/<container>/N.log
 	# and /var/log/containers/<pod>_<namespace>_<container>-<id>.log -> that file
 	rm -rf /var/log/pods /var/log/containers
 	mkdir -p /var/log/containers
-	while read -r path uid ns pod ctr cid; do
+	while read -r path uid ns pod ctr cid _; do
 		[ "$uid" != - ] && [ "$ctr" != - ] || continue
 		mkdir -p "/var/log/pods/${ns}_${pod}_$uid/$ctr"
 		: > "/var/log/pods/${ns}_${pod}_$uid/$ctr/0.log"
@@ -80,17 +104,20 @@ id_tree() {
 	done < "$exp"
 }
 
-# id_labels URL OUT: "cgroup pod_uid namespace pod container container_id"
-# of every memcg_usage_bytes series the receiver at URL holds, "-" for a
-# label it lacks.
+# id_labels URL OUT [otlp]: "cgroup pod_uid namespace pod container
+# container_id image" of every memcg_usage_bytes series the receiver at URL
+# holds, "-" for a label it lacks; with otlp, under their OTLP attribute
+# names (collectd-memcg_bpf(5), OTLP).
 id_labels() {
+	names="cgroup pod_uid namespace pod container container_id image"
+	[ "${3:-}" != otlp ] || names="cgroup k8s.pod.uid k8s.namespace.name k8s.pod.name k8s.container.name container.id image"
 	wget -q -O - "$1/api/v1/query?query=$(urlenc 'memcg_usage_bytes')" > "$WORK/id.json" 2>/dev/null || return 1
 	grep -q '"status":"success"' "$WORK/id.json" || return 1
 	awk '{ n = split($0, a, /\{"metric":\{/); for (i = 2; i <= n; i++) { sub(/\}.*/, "", a[i]); print a[i] } }' \
 		"$WORK/id.json" |
 	while IFS= read -r m; do
 		line=
-		for l in cgroup pod_uid namespace pod container container_id; do
+		for l in $names; do
 			v=$(echo "$m" | sed -n "s/.*\"$l\":\"\([^\"]*\)\".*/\1/p")
 			line="$line ${v:--}"
 		done
@@ -98,8 +125,9 @@ id_labels() {
 	done > "$2"
 }
 
-# id_ship URL FORMAT: collectd ships to URL (FORMAT) until the receiver
-# there holds a series of every expected cgroup (60 s at most).
+# id_ship URL FORMAT QUERY_URL: collectd ships to URL (FORMAT) until the
+# receiver at QUERY_URL holds a series of every expected cgroup (60 s at
+# most).
 id_ship() {
 	d=$WORK/id-collectd
 	rm -rf "$d"
@@ -108,13 +136,13 @@ id_ship() {
   CgroupRoot \"$CG\"
   Cgroup \"/kubepods*\" \"/system.slice*\" \"/vt-id*\"
   Stat \"usage\"
-  URL \"$1/api/v1/write\"
+  URL \"$1\"
   Format \"$2\"" || return 1
 	"$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 	cpid=$!
 	t=0
 	while :; do
-		id_labels "$1" "$WORK/id.got" 2>/dev/null
+		id_labels "$3" "$WORK/id.got" "$2" 2>/dev/null
 		n=$(awk 'NR == FNR { want[$1] = 1; next } ($1 in want) { n++ } END { print n + 0 }' \
 			"$WORK/identity.expected" "$WORK/id.got")
 		[ "$n" -ge "$want" ] && break
@@ -136,22 +164,25 @@ t_identity() {
 	prom_start || return 1
 	want=$(wc -l < "$WORK/identity.expected")
 	: > "$WORK/id.bad"
-	for rx in "$VM_URL remote_write" "$PROM_URL remote_write_v2"; do
+	# remote write 1.0 and OTLP into VictoriaMetrics, 2.0 into Prometheus
+	for rx in "$VM_URL/api/v1/write remote_write $VM_URL" "$PROM_URL/api/v1/write remote_write_v2 $PROM_URL" \
+		"$VM_URL/opentelemetry/v1/metrics otlp $VM_URL"; do
 		set -- $rx
-		id_ship "$1" "$2" || return 1
-		id_labels "$1" "$WORK/id.got" || { why "cannot query $1"; return 1; }
-		while read -r path uid ns pod ctr cid; do
+		[ "$2" != otlp ] || { receivers_stop; vm_start || return 1; } # a fresh one: OTLP's series alone
+		id_ship "$1" "$2" "$3" || return 1
+		id_labels "$3" "$WORK/id.got" "$2" || { why "cannot query $3"; return 1; }
+		while read -r path uid ns pod ctr cid img; do
 			got=$(awk -v p="$path" '$1 == p' "$WORK/id.got")
 			if [ "$(echo "$got" | grep -c .)" -ne 1 ]; then
 				echo "$1: $path: $(echo "$got" | grep -c .) series"
-			elif [ "$got" != "$path $uid $ns $pod $ctr $cid" ]; then
-				echo "$1 ($2): $path: got \"$got\", want \"$path $uid $ns $pod $ctr $cid\""
+			elif [ "$got" != "$path $uid $ns $pod $ctr $cid $img" ]; then
+				echo "$1 ($2): $path: got \"$got\", want \"$path $uid $ns $pod $ctr $cid $img\""
 			fi
 		done < "$WORK/identity.expected" >> "$WORK/id.bad"
 	done
 	cat "$WORK/id.bad"
 	bad=$(grep -c . "$WORK/id.bad")
 	receivers_stop
-	info "identity: $want cgroups (systemd and cgroupfs drivers x containerd, CRI-O, Docker; 4 not Kubernetes), remote write 1.0 into VictoriaMetrics and 2.0 into Prometheus: $bad wrong"
+	info "identity: $want cgroups (systemd and cgroupfs drivers x containerd, CRI-O, Docker; 4 not Kubernetes; images from the runtimes' state), remote write 1.0 and OTLP into VictoriaMetrics, 2.0 into Prometheus: $bad wrong"
 	if [ "$bad" -ne 0 ]; then why "$(head -n 2 "$WORK/id.bad" | tr '\n' ' ' | cut -c 1-300)"; return 1; fi
 }
