@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
+
 #define CONTAINERD_KEY "io.kubernetes.cri.image-name"
 #define CRIO_KEY "io.kubernetes.cri-o.ImageName"
 
@@ -50,25 +52,7 @@ static bool put_utf8(char *buf, size_t *n, long cp)
 
 	if (cp < 0x20 || cp == 0x7f || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return false;
-	if (cp < 0x80) {
-		u[0] = (unsigned char)cp;
-		k = 1;
-	} else if (cp < 0x800) {
-		u[0] = (unsigned char)(0xc0 | cp >> 6);
-		u[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		k = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (unsigned char)(0xe0 | cp >> 12);
-		u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		u[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		k = 3;
-	} else {
-		u[0] = (unsigned char)(0xf0 | cp >> 18);
-		u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-		u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		u[3] = (unsigned char)(0x80 | (cp & 0x3f));
-		k = 4;
-	}
+	k = utf8_encode((uint32_t)cp, u);
 	if (*n + k > IMAGE_NAME_MAX)
 		return false;
 	memcpy(buf + *n, u, k);

@@ -62,6 +62,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
 #include "series/instance_name.h"
 
 #define MAX_REPORTS 20
@@ -185,27 +186,8 @@ static int hexval(char c)
 static void put_utf8(char **out, size_t *len, size_t *cap, unsigned cp)
 {
 	unsigned char b[4];
-	size_t n;
+	size_t n = utf8_encode(cp, b);
 
-	if (cp < 0x80) {
-		b[0] = (unsigned char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (unsigned char)(0xc0 | cp >> 6);
-		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (unsigned char)(0xe0 | cp >> 12);
-		b[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (unsigned char)(0xf0 | cp >> 18);
-		b[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
-		b[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
-		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
 	if (*len + n + 1 > *cap) {
 		*cap = (*cap + n + 1) * 2;
 		*out = xrealloc(*out, *cap);
