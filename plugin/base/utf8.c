@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/utf8.h"
 
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 size_t utf8_encode(uint32_t cp, unsigned char out[4])
 {
 	if (cp < 0x80) {

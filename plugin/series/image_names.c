@@ -16,17 +16,6 @@
 #define CONTAINERD_KEY "io.kubernetes.cri.image-name"
 #define CRIO_KEY "io.kubernetes.cri-o.ImageName"
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The 4 hex digits at @p (@end: the end of the input); -1 when they are not. */
 static long hex4(const char *p, const char *end)
 {

@@ -172,17 +172,6 @@ static bool expect(struct parser *ps, char c)
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void put_utf8(char **out, size_t *len, size_t *cap, unsigned cp)
 {
 	unsigned char b[4];
@@ -201,7 +190,7 @@ static int read_u4(struct parser *ps, unsigned *out)
 	unsigned v = 0;
 
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(ps->p[i]);
+		int h = hex_digit(ps->p[i]);
 
 		if (h < 0) {
 			ps->err = "bad \\u escape";
@@ -1192,8 +1181,8 @@ static void unescape_log_path(char *s)
 	char *o = s;
 
 	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] == 'x' && hexval(s[2]) >= 0 && hexval(s[3]) >= 0) {
-			*o++ = (char)(hexval(s[2]) << 4 | hexval(s[3]));
+		if (s[0] == '\\' && s[1] == 'x' && hex_digit(s[2]) >= 0 && hex_digit(s[3]) >= 0) {
+			*o++ = (char)(hex_digit(s[2]) << 4 | hex_digit(s[3]));
 			s += 3;
 		} else {
 			*o++ = *s;
