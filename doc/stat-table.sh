@@ -2,7 +2,7 @@
 # Prints the body of the STATS section of collectd-memcg_bpf(5) (roff with
 # tbl tables) from the stat catalog as the built CLI prints it, so the man
 # page never lists a stat the code does not have, nor misses one it has.
-#   stat-table.sh PATH/TO/memcg-bpf-sample
+#   [CROSS_RUN=EMULATOR] stat-table.sh PATH/TO/memcg-bpf-sample
 # Table 1: stat ('*' marks the default set), unit, scope, shipped
 # metric name (the rule of plugin/series/metric_names.c: memcg_<stat>_bytes for
 # byte gauges, memcg_<stat>_seconds_total for time counters,
@@ -11,9 +11,12 @@
 # Then the per-node stats (--list-stats after its blank line): memcg_numa_<stat>.
 set -eu
 cli=${1:?usage: stat-table.sh MEMCG_BPF_SAMPLE}
-defaults=$("$cli" --help | sed -n 's/.*(default: \([a-z0-9_,]*\)).*/\1/p' | head -n 1)
+# CROSS_RUN (configure): the emulator that runs a cross-built CLI here
+# shellcheck disable=SC2086 # CROSS_RUN may be a command with options
+run() { ${CROSS_RUN:-} "$cli" "$@"; }
+defaults=$(run --help | sed -n 's/.*(default: \([a-z0-9_,]*\)).*/\1/p' | head -n 1)
 [ -n "$defaults" ] || { echo "stat-table.sh: no default stat list in $cli --help" >&2; exit 1; }
-list=$("$cli" --list-stats)
+list=$(run --list-stats)
 printf '%s\n' "$list" | awk -v defaults=",$defaults," '
 NR == 1 {
 	if ($1 != "STAT" || $2 != "UNIT" || $3 != "TYPE" || $4 != "SCOPE" || $5 != "FILE" || $6 != "V1") {
