@@ -7,6 +7,9 @@
 #   bookworm  Debian 12's cloud kernel (6.1: no memcg kfuncs; bpf-core)
 # and prints one line per kernel: "NAME VERSION /path/to/vmlinuz".
 #
+# MEMCG_BPF_VM_ARCH=arm64 fetches the arm64 cloud kernels instead (kfunc and
+# fallback: make vmcheck-arm64), cached beside the others as NAME-arm64.
+#
 # The cache lives in $MEMCG_BPF_VM_CACHE (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/vm). A cached kernel is used as is,
 # without network; MEMCG_BPF_VM_REFRESH=1 asks the archive for the current
@@ -20,6 +23,12 @@ CACHE=${MEMCG_BPF_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/vm}
 REFRESH=${MEMCG_BPF_VM_REFRESH:-0}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 MIRROR=${MEMCG_BPF_VM_MIRROR:-http://deb.debian.org/debian}
+ARCH=${MEMCG_BPF_VM_ARCH:-amd64}
+case $ARCH in
+amd64) SUFFIX='' SPECS="kfunc:sid:7 fallback:trixie:6 bookworm:bookworm:6" ;;
+arm64) SUFFIX=-arm64 SPECS="kfunc:sid:7 fallback:trixie:6" ;;
+*) echo "fetch-kernels: MEMCG_BPF_VM_ARCH=$ARCH: amd64 or arm64" >&2; exit 1 ;;
+esac
 
 log() { echo "fetch-kernels: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -27,12 +36,13 @@ die() { log "$*"; exit 1; }
 mkdir -p "$CACHE"
 
 # apt_for SUITE: runs apt-get/apt-cache against a private config for SUITE.
-apt_dir() { echo "$CACHE/apt-$1"; }
+apt_dir() { echo "$CACHE/apt-$1$SUFFIX"; }
 apt_opts() {
 	d=$(apt_dir "$1")
 	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- \
 -o Dir::State::Lists=$d/lists -o Dir::Cache::archives=$d/archives \
 -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+-o APT::Architecture=$ARCH -o APT::Architectures=$ARCH \
 -o APT::Sandbox::User=root -o Debug::NoLocking=1 -q"
 }
 
@@ -41,7 +51,7 @@ apt_update() {
 	d=$(apt_dir "$suite")
 	mkdir -p "$d/lists/partial" "$d/archives/partial"
 	test -r "$KEYRING" || die "$KEYRING missing (apt-get install debian-archive-keyring)"
-	echo "deb [signed-by=$KEYRING] $MIRROR $suite main" > "$d/sources.list"
+	echo "deb [arch=$ARCH signed-by=$KEYRING] $MIRROR $suite main" > "$d/sources.list"
 	# shellcheck disable=SC2046
 	apt-get $(apt_opts "$suite") update >"$d/update.log" 2>&1
 }
@@ -56,10 +66,10 @@ pkg_depends() {
 # fetch NAME SUITE MINMAJOR: resolves, downloads and unpacks the suite's cloud kernel.
 fetch() {
 	name=$1 suite=$2 minmajor=$3
-	dest=$CACHE/$name
+	dest=$CACHE/$name$SUFFIX
 	apt_update "$suite" || { log "apt-get update for $suite failed (see $(apt_dir "$suite")/update.log)"; return 1; }
-	image=$(pkg_depends "$suite" linux-image-cloud-amd64 '^linux-image-[0-9]')
-	test -n "$image" || { log "$suite: cannot resolve linux-image-cloud-amd64"; return 1; }
+	image=$(pkg_depends "$suite" linux-image-cloud-$ARCH '^linux-image-[0-9]')
+	test -n "$image" || { log "$suite: cannot resolve linux-image-cloud-$ARCH"; return 1; }
 	version=${image#linux-image-}
 	major=${version%%.*}
 	test "$major" -ge "$minmajor" || { log "$suite: $image is older than $minmajor.0"; return 1; }
@@ -70,7 +80,7 @@ fetch() {
 	pkgs=$image
 	binary=$(pkg_depends "$suite" "$image" '^linux-binary-')
 	test -z "$binary" || pkgs="$pkgs $binary"
-	tmp=$CACHE/$name.tmp
+	tmp=$dest.tmp
 	rm -rf "$tmp"
 	mkdir -p "$tmp/debs" "$tmp/root"
 	for p in $pkgs; do
@@ -93,12 +103,12 @@ fetch() {
 	log "$suite: cached $version"
 }
 
-for spec in kfunc:sid:7 fallback:trixie:6 bookworm:bookworm:6; do
+for spec in $SPECS; do
 	name=${spec%%:*}
 	rest=${spec#*:}
 	suite=${rest%%:*}
 	minmajor=${rest#*:}
-	dest=$CACHE/$name
+	dest=$CACHE/$name$SUFFIX
 	if test -f "$dest/vmlinuz" && test -f "$dest/version" && test "$REFRESH" != 1; then
 		:
 	elif ! fetch "$name" "$suite" "$minmajor"; then

@@ -3,7 +3,8 @@
 #
 # mkinitramfs.sh OUT.cpio.gz PROGRAM...
 #
-# Builds the initramfs of the VM tests (cpio newc, gzip):
+# Builds the initramfs of the VM tests (cpio newc, gzip) for MEMCG_BPF_VM_ARCH
+# (amd64, or arm64 with an arm64 BUSYBOX):
 #   /init, /vmtest/*.sh      the guest init and tests (tests/vm/guest)
 #   /vmtest/bin/*            tests/vm/guest/*.c built with gcc -static
 #   /bin/busybox             busybox-static; init installs its applets
@@ -32,8 +33,14 @@ shift
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 guest=$here/guest
-CC=${CC:-gcc}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
+# MEMCG_BPF_VM_ARCH arm64: the programs and BUSYBOX are arm64; the helpers
+# are built with the cross compiler
+case ${MEMCG_BPF_VM_ARCH:-amd64} in
+amd64) MULTIARCH='' CC=${CC:-gcc} ;;
+arm64) MULTIARCH=aarch64-linux-gnu CC=aarch64-linux-gnu-gcc ;;
+*) die "MEMCG_BPF_VM_ARCH=$MEMCG_BPF_VM_ARCH: amd64 or arm64" ;;
+esac
 
 command -v cpio >/dev/null || die "cpio not found (apt-get install cpio)"
 test -x "$BUSYBOX" || die "$BUSYBOX not found (apt-get install busybox-static)"
@@ -86,10 +93,49 @@ real_program() {
 	die "$1 is neither an ELF program nor a libtool wrapper with .libs/$b"
 }
 
+# needed ELF: the sonames ELF names as NEEDED.
+needed() {
+	LC_ALL=C readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
+}
+
+# copy_libs_foreign ELF: for an ELF of another architecture (MEMCG_BPF_VM_ARCH
+# arm64: ldd cannot run it), the closure of its NEEDED sonames, found in that
+# architecture's multiarch directories (Debian's libbpf-dev:arm64 and the
+# like), and its program interpreter.
+copy_libs_foreign() {
+	top_elf=$1 todo=$1
+	while [ -n "$todo" ]; do
+		# shellcheck disable=SC2086 # $todo is a list of paths without spaces
+		set -- $todo
+		elf=$1
+		shift
+		todo=$*
+		for soname in $(needed "$elf"); do
+			[ -f "$stage/opt/memcg/lib/$soname" ] && continue
+			path=
+			for d in "/lib/$MULTIARCH" "/usr/lib/$MULTIARCH"; do
+				[ -f "$d/$soname" ] && { path=$d/$soname; break; }
+			done
+			[ -n "$path" ] || die "$elf needs $soname, which is in no /lib/$MULTIARCH or /usr/lib/$MULTIARCH (apt-get install its :$MEMCG_BPF_VM_ARCH package)"
+			cp -L "$path" "$stage/opt/memcg/lib/$soname"
+			todo="$todo $path"
+		done
+	done
+	loader=$(LC_ALL=C readelf -l "$top_elf" | sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
+	[ -n "$loader" ] || return 0
+	[ -f "$loader" ] || die "$top_elf asks for the program interpreter $loader, which is not here (apt-get install libc6:$MEMCG_BPF_VM_ARCH)"
+	mkdir -p "$stage$(dirname "$loader")"
+	cp -L "$loader" "$stage$loader"
+}
+
 # copy_libs ELF LIBPATH: copies the ldd closure of ELF (nothing for a static one).
 copy_libs() {
-	if ! LC_ALL=C readelf -d "$1" 2>/dev/null | grep -q '(NEEDED)'; then
+	if [ -z "$(needed "$1")" ]; then
 		return 0
+	fi
+	if [ -n "$MULTIARCH" ]; then
+		copy_libs_foreign "$1"
+		return
 	fi
 	LD_LIBRARY_PATH=$2${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$1" > "$stage/ldd.out" 2>&1 ||
 		die "ldd $1 failed: $(cat "$stage/ldd.out")"

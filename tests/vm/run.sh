@@ -49,7 +49,13 @@
 #                          guest tests (e.g. VMTEST_SOAK_SECONDS=70), passed
 #                          on the kernel command line
 #   MEMCG_BPF_VM_LOGDIR    logs (default $MEMCG_BPF_BUILDDIR/vm-logs)
-#   QEMU                   qemu-system-x86_64
+#   MEMCG_BPF_VM_ARCH      amd64 (default) or arm64: Debian's arm64 cloud
+#                          kernels under qemu-system-aarch64 (-M virt), with
+#                          the build dir a cross build (tests/vm/arm64.sh,
+#                          make vmcheck-arm64); its sets: kfunc:arm64 and
+#                          fallback:arm64_core (default), no collectd and no
+#                          receivers (those are amd64 programs here)
+#   QEMU                   qemu-system-x86_64 (qemu-system-aarch64 for arm64)
 #
 # Each guest gets an empty 64 MiB scratch disk (NVMe: its driver and ext4
 # are built into Debian's cloud kernels, unlike virtio-blk): a filesystem
@@ -64,10 +70,27 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${MEMCG_BPF_BUILDDIR:?set MEMCG_BPF_BUILDDIR to the build directory}"
 BUILDDIR=$MEMCG_BPF_BUILDDIR
-KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback bookworm kfunc:psi_off bookworm:v1 kfunc:numa fallback:numa_core bookworm:numa_core}
+ARCH=${MEMCG_BPF_VM_ARCH:-amd64}
+case $ARCH in
+amd64)
+	KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback bookworm kfunc:psi_off bookworm:v1 kfunc:numa fallback:numa_core bookworm:numa_core}
+	QEMU=${QEMU:-qemu-system-x86_64}
+	# three serial ports: console, protocol (ttyS1), data (ttyS2)
+	MACHINE="-cpu max" CONSOLE=ttyS0 ;;
+arm64)
+	KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc:arm64 fallback:arm64_core}
+	QEMU=${QEMU:-qemu-system-aarch64}
+	# plain -cpu max emulates pointer authentication 6-7x slower (FACTS.md);
+	# -M virt has one UART (the console): protocol and data go to two
+	# virtio consoles, /dev/hvc0 and /dev/hvc1 in the guest
+	MACHINE="-M virt -cpu max,pauth-impdef=on" CONSOLE=ttyAMA0
+	MEMCG_BPF_VM_GUEST_ENV="VMTEST_PROTO=/dev/hvc0 VMTEST_DATA=/dev/hvc1 ${MEMCG_BPF_VM_GUEST_ENV:-}"
+	MEMCG_BPF_VM_RECEIVERS=${MEMCG_BPF_VM_RECEIVERS-} ;;
+*) echo "vm: MEMCG_BPF_VM_ARCH=$ARCH: amd64 or arm64" >&2; echo "0 passed, 1 failed"; exit 1 ;;
+esac
+export MEMCG_BPF_VM_ARCH=$ARCH
 TIMEOUT=${MEMCG_BPF_VM_TIMEOUT:-600}
 LOGDIR=${MEMCG_BPF_VM_LOGDIR:-$BUILDDIR/vm-logs}
-QEMU=${QEMU:-qemu-system-x86_64}
 MEM=${MEMCG_BPF_VM_MEM:-1024}
 COLLECTD=${COLLECTD:-/usr/sbin/collectd}
 COLLECTD_PLUGINS=${COLLECTD_PLUGINS:-/usr/lib/collectd}
@@ -75,7 +98,7 @@ TYPESDB=${TYPESDB:-/usr/share/collectd/types.db}
 
 die() { echo "vm: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
-command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86)"
+command -v "$QEMU" >/dev/null || die "$QEMU not found (apt-get install qemu-system-x86 qemu-system-arm)"
 test -e "$BUILDDIR/memcg-bpf-sample" || die "$BUILDDIR/memcg-bpf-sample not built (make)"
 mkdir -p "$LOGDIR"
 
@@ -133,7 +156,9 @@ fi
 
 # The real collectd daemon with the built plugin, at the paths Debian uses.
 plugin_so=$BUILDDIR/.libs/memcg_bpf.so
-if [ ! -f "$plugin_so" ]; then
+if [ "$ARCH" != amd64 ]; then
+	echo "vm: $ARCH: no collectd in the guest (the collectd here is an amd64 program)"
+elif [ ! -f "$plugin_so" ]; then
 	echo "vm: $plugin_so not built (no collectd-dev?): the guest's collectd tests will skip"
 elif [ ! -x "$COLLECTD" ] || [ ! -f "$TYPESDB" ] ||
 	[ ! -f "$COLLECTD_PLUGINS/csv.so" ] || [ ! -f "$COLLECTD_PLUGINS/logfile.so" ]; then
@@ -181,7 +206,7 @@ boot() {
 	scratch=$LOGDIR/$name.scratch.img
 	rm -f "$console" "$proto" "$proto.clean" "$data"
 	: > "$proto"
-	cmdline="console=ttyS0 quiet panic=-1 vmtest.set=$name"
+	cmdline="console=$CONSOLE quiet panic=-1 vmtest.set=$name"
 	# the psi_off set: the 7.x kernel without pressure accounting
 	[ "$name" = psi_off ] && cmdline="$cmdline psi=0"
 	test -z "${MEMCG_BPF_VM_ONLY:-}" || cmdline="$cmdline vmtest.only=$MEMCG_BPF_VM_ONLY"
@@ -214,11 +239,16 @@ boot() {
 		: > "$data"
 		rm -f "$scratch"
 		truncate -s 64M "$scratch"
-		# shellcheck disable=SC2086 # $numa is a list of words
-		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -m "$MEM" -smp 2 $numa \
+		case $ARCH in
+		amd64) ports="-serial file:$proto -serial file:$data" ;;
+		arm64) ports="-device virtio-serial-pci -chardev file,id=proto,path=$proto -device virtconsole,chardev=proto
+			-chardev file,id=data,path=$data -device virtconsole,chardev=data" ;;
+		esac
+		# shellcheck disable=SC2086 # $MACHINE, $numa and $ports are lists of words
+		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg $MACHINE -m "$MEM" -smp 2 $numa \
 			-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 			-display none -monitor none -no-reboot -nodefaults \
-			-serial "file:$console" -serial "file:$proto" -serial "file:$data" \
+			-serial "file:$console" $ports \
 			-drive "file=$scratch,if=none,id=scratch,format=raw" -device nvme,serial=vmtest,drive=scratch \
 			</dev/null &
 		qpid=$!

@@ -15,8 +15,9 @@
 CG=/sys/fs/cgroup
 WORK=/tmp/vt
 KERNEL=$(uname -r)
-PROTO=/dev/ttyS1
-DATA=/dev/ttyS2
+# arm64's -M virt has one UART: tests/vm/run.sh names two virtio consoles
+PROTO=${VMTEST_PROTO:-/dev/ttyS1}
+DATA=${VMTEST_DATA:-/dev/ttyS2}
 PASS=0
 FAILED=0
 VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-240}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|v1|psi_off|bench|bench_agent|bench_collectd|bench_core*
+# The guest's acceptance tests: run-tests.sh kfunc|fallback|bookworm|v1|psi_off|bench|bench_agent|bench_collectd|bench_core*|arm64|arm64_core
 #   kfunc     a kernel with the memcg kfuncs (Linux >= 7.0)
 #   fallback  a kernel without them (6.12): bpf-core, and text
 #   bookworm  Debian 12's kernel (6.1): bpf-core, and text
@@ -821,6 +821,27 @@ psi_off() {
 t_psi_off_bpf() { psi_off bpf; }
 t_psi_off_text() { psi_off text; }
 
+# ---------------------------------------------------------------- arm64
+
+# The arm64 sets (make vmcheck-arm64, tests/vm/arm64.sh): the cross-built CLI
+# on Debian's arm64 cloud kernels, on a tree of over 200 cgroups with the
+# odd and hostile names of add_odd_names; oom_storm then proves the OOM
+# tracker's fentry/fexit programs (arm64's BPF trampoline) count every kill.
+t_tree_200() {
+	build_tree 10 3 6 2 || return 1
+	add_odd_names || return 1
+	ncg=$(count_cgroups "$TREE")
+	if [ "$ncg" -lt 200 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
+	set_limits || return 1
+	start_loads 2 1 || return 1
+	stop_loads
+	info "$(uname -m): $ncg cgroups below /vt ($ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
+}
+
+t_values_bpf_200() { values bpf 200; }
+t_values_core_200() { values bpf-core 200; }
+t_values_text_200() { values text 200; }
+
 # ---------------------------------------------------------------- main
 
 # run_test starts each test as "run-tests.sh --one FUNCTION" in its own session.
@@ -927,6 +948,23 @@ bench_churn) # bench_churn alone (a sample's cost under cgroup churn, its paths 
 	;;
 bench_core*)
 	run_test bench_core t_bench_core
+	;;
+arm64) # arm64, 7.x (issue 35): the kfunc walk
+	run_test tree_200 t_tree_200
+	run_test auto_selects_bpf t_auto_selects_bpf
+	run_test values_bpf t_values_bpf_200
+	run_test values_text t_values_text_200
+	run_test values_bpf_vs_text t_values_bpf_vs_text
+	run_test oom_storm t_oom_storm
+	;;
+arm64_core) # arm64, 6.12 (issue 35): bpf-core
+	run_test tree_200 t_tree_200
+	run_test auto_selects_core t_auto_selects_core
+	run_test bpf_needs_kfunc t_bpf_needs_kfunc
+	run_test values_core t_values_core_200
+	run_test values_text t_values_text_200
+	run_test values_core_vs_text t_values_core_vs_text
+	run_test oom_storm t_oom_storm
 	;;
 allocinfo) # the allocation profiling kernel (issue 37; tests/vm/build-profiling-kernel.sh)
 	run_test allocinfo_kernel t_allocinfo_kernel
