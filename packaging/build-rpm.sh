@@ -3,7 +3,10 @@
 # rpmbuild -bb with packaging/rpm/memcg-bpf.spec in a private _topdir, then
 # rpmlint when installed (reported, not fatal; packaging/rpm/README.rpmlint
 # explains what it says).
-#   packaging/build-rpm.sh [OUTDIR]      (default OUTDIR: ./rpm-out)
+#   packaging/build-rpm.sh [OUTDIR [ARCH]]   (default OUTDIR: ./rpm-out)
+# ARCH aarch64 on an x86_64 machine cross-builds (rpmbuild --target aarch64,
+# configure --host=aarch64-linux-gnu with Debian's cross toolchain and arm64
+# libraries from multiarch, as packaging/build-deb.sh does for arm64).
 # On Debian rpm's database is empty, so the BuildRequires cannot be checked:
 # MEMCG_BPF_RPM_NODEPS=1 (the default on Debian) passes --nodeps and builds
 # with Debian's equivalents of the BuildRequires (those of
@@ -12,6 +15,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "${1:-rpm-out}" && cd "${1:-rpm-out}" && pwd)
+arch=${2:-$(uname -m)}
 work=${MEMCG_BPF_WORKDIR:-$(mktemp -d /tmp/memcg-bpf-rpm.XXXXXX)}
 [ -n "${MEMCG_BPF_WORKDIR:-}" ] || [ "${MEMCG_BPF_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
@@ -25,11 +29,21 @@ mkdir -p "$top/SOURCES" "$top/SPECS"
 cp "$tarball" "$top/SOURCES/"
 cp "$here/rpm/memcg-bpf.spec" "$top/SPECS/"
 set -- -bb --define "_topdir $top"
+strip='%{__strip}'
+if [ "$arch" != "$(uname -m)" ]; then
+	triplet=$arch-linux-gnu
+	command -v "$triplet-gcc" >/dev/null ||
+		{ echo "build-rpm: $triplet-gcc not found: a cross build for $arch needs Debian's cross toolchain (scripts/deps.sh)" >&2; exit 1; }
+	set -- "$@" --target "$arch" --define "_build $(uname -m)-linux-gnu" --define "_host $triplet" \
+		--define "__strip $triplet-strip" \
+		--define "__objdump $triplet-objdump"
+	strip=$triplet-strip
+fi
 # Debian's rpm runs brp-compress, which uses bash's read -d, under its
 # #!/bin/sh (dash), so man pages stay uncompressed: run it with bash.
 if [ -f /etc/debian_version ]; then
 	set -- "$@" --define "__os_install_post /bin/bash /usr/lib/rpm/brp-compress %{_prefix}
-/usr/lib/rpm/brp-strip %{__strip}
+/usr/lib/rpm/brp-strip $strip
 /usr/lib/rpm/brp-remove-la-files"
 fi
 [ "$nodeps" = 1 ] && set -- "$@" --nodeps

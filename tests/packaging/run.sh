@@ -4,7 +4,9 @@
 # not part of make check.
 #  1. the man page follows the code (check-man.sh);
 #  2. packaging/build-deb.sh: make dist -> dpkg-buildpackage -> lintian
-#     (fails on lintian errors);
+#     (fails on lintian errors); the same cross-built for arm64: its
+#     Architecture, the amd64 package's paths, AArch64 programs, the BPF
+#     objects compiled for arm64, lintian clean;
 #  3. apt-get install ./collectd-memcg-bpf_*.deb; dpkg -L has the expected
 #     layout; the conffile is registered; both installed man pages name
 #     the package's version in their footer; the spool directory of the
@@ -45,7 +47,9 @@
 #  7. packaging/build-rpm.sh: make dist -> rpmbuild --nodeps; rpm -qlp has
 #     the expected layout (the spool directory 0700 root, the drop-in with
 #     the capabilities), both man pages name the version; rpmlint says
-#     nothing that packaging/rpm/rpmlint.toml does not filter with a reason.
+#     nothing that packaging/rpm/rpmlint.toml does not filter with a reason;
+#     the same cross-built for aarch64: the x86_64 RPM's paths, AArch64
+#     programs, BPF objects for arm64, rpmlint clean.
 # Prints the time each step takes. Exit 77 (skip) when not root or when
 # dpkg-buildpackage/rpmbuild are missing; exit 1 on the first failure.
 # Environment: MEMCG_BPF_SRCDIR, MEMCG_BPF_BUILDDIR (set by make packagecheck);
@@ -153,6 +157,15 @@ sys.exit(0 if d["CapabilityBoundingSet_" + sys.argv[1]] is False else 1)' "$2"
 }
 step_end() { echo "packagecheck: ok ($(($(date +%s) - t0)) s) $1"; }
 fail() { echo "packagecheck: FAIL: $*" >&2; exit 1; }
+# arm64_built ROOT PLUGIN LOG WHAT: the plugin and the CLI unpacked at ROOT are
+# AArch64 programs, and the build LOG compiled the BPF objects for arm64.
+arm64_built() {
+	for f in "$2" usr/bin/memcg-bpf-sample; do
+		machine=$(LC_ALL=C readelf -h "$1/$f" | sed -n 's/^ *Machine: *//p')
+		[ "$machine" = AArch64 ] || fail "/$f in $4 is for '$machine', not AArch64"
+	done
+	grep -q -- '-D__TARGET_ARCH_arm64' "$3" || fail "the build log of $4 shows no BPF object compiled with -D__TARGET_ARCH_arm64"
+}
 
 # ---- 1. man page
 step_start "man page follows the code"
@@ -168,6 +181,25 @@ deb=$(ls "$work"/deb/${pkg}_*_amd64.deb)
 lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb/lintian.txt" || true)
 [ "$lintian_lines" = 0 ] || { cat "$work/deb/lintian.txt"; fail "lintian has $lintian_lines findings (see packaging/debian/README.lintian)"; }
 step_end "$(basename "$deb"), lintian clean"
+
+# ---- 2b. the arm64 .deb, cross-built (issue 35): its Architecture, the
+# amd64 package's files, AArch64 programs, lintian clean
+step_start "cross-build the arm64 .deb (packaging/build-deb.sh OUT arm64)"
+# from the same make dist tarball as the amd64 one
+MEMCG_BPF_TARBALL=$(ls "$work"/debwork/dist-build/memcg_bpf-*.tar.gz) \
+	MEMCG_BPF_WORKDIR="$work/debwork-arm64" "$src/packaging/build-deb.sh" "$work/deb-arm64" arm64 \
+	>"$work/build-deb-arm64.out" 2>&1 || { cat "$work/build-deb-arm64.out"; fail "build-deb.sh arm64"; }
+deb_arm64=$(ls "$work"/deb-arm64/${pkg}_*_arm64.deb)
+[ "$(dpkg-deb -f "$deb_arm64" Architecture)" = arm64 ] ||
+	fail "$(basename "$deb_arm64") says Architecture: $(dpkg-deb -f "$deb_arm64" Architecture)"
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sort >"$work/deb-files-amd64"
+dpkg-deb -c "$deb_arm64" | awk '{ print $6 }' | sort >"$work/deb-files-arm64"
+diff -u "$work/deb-files-amd64" "$work/deb-files-arm64" || fail "the arm64 package's files differ from the amd64 package's"
+dpkg-deb -x "$deb_arm64" "$work/deb-arm64/root"
+arm64_built "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "$work/debwork-arm64/deb/build.log" "the arm64 .deb"
+lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb-arm64/lintian.txt" || true)
+[ "$lintian_lines" = 0 ] || { cat "$work/deb-arm64/lintian.txt"; fail "lintian has $lintian_lines findings on the arm64 package"; }
+step_end "$(basename "$deb_arm64"): Architecture arm64, the amd64 package's $(wc -l <"$work/deb-files-arm64") paths, AArch64 programs, lintian clean"
 
 # ---- 3. install, layout, collectd, purge
 step_start "apt-get install ./$(basename "$deb")"
@@ -505,5 +537,20 @@ for page in usr/share/man/man5/collectd-memcg_bpf.5.gz usr/share/man/man1/memcg-
 	case $th in *"\"memcg_bpf $rpm_version\""*) ;; *) fail "RPM /$page: the footer does not name memcg_bpf $rpm_version: $th" ;; esac
 done
 step_end "$(basename "$rpmfile"): layout as expected, spool 0700 root, drop-in with LimitNOFILE and CAP_BPF CAP_PERFMON, man pages name $rpm_version; rpmlint: $(tail -n 1 "$work/rpm/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//'), every filtered message explained"
+
+# ---- 7b. the aarch64 RPM, cross-built from the same tarball (issue 35)
+step_start "cross-build the aarch64 RPM (packaging/build-rpm.sh OUT aarch64)"
+MEMCG_BPF_TARBALL="$tarball" MEMCG_BPF_WORKDIR="$work/rpmwork-aarch64" "$src/packaging/build-rpm.sh" "$work/rpm-aarch64" aarch64 \
+	>"$work/build-rpm-aarch64.out" 2>&1 || { cat "$work/build-rpm-aarch64.out"; fail "build-rpm.sh aarch64"; }
+rpm_aarch64=$(ls "$work"/rpm-aarch64/$pkg-[0-9]*.aarch64.rpm)
+[ "$(rpm -qp --qf '%{ARCH}' "$rpm_aarch64" 2>/dev/null)" = aarch64 ] || fail "$(basename "$rpm_aarch64") is not an aarch64 package"
+grep -q ' 0 errors, 0 warnings' "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null ||
+	{ cat "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null; fail "rpmlint on the aarch64 RPM reports what packaging/rpm/rpmlint.toml does not explain"; }
+rpm -qlp "$rpm_aarch64" 2>/dev/null | grep -v '^/usr/lib/\.build-id' | sort >"$work/rpm-ql-aarch64"
+diff -u "$work/rpm-ql" "$work/rpm-ql-aarch64" || fail "the aarch64 RPM's files differ from the x86_64 RPM's"
+mkdir -p "$work/rpm-aarch64/x"
+(cd "$work/rpm-aarch64/x" && rpm2cpio "$rpm_aarch64" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$rpm_aarch64")"
+arm64_built "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "$work/rpm-aarch64/build.log" "the aarch64 RPM"
+step_end "$(basename "$rpm_aarch64"): the x86_64 RPM's $(wc -l <"$work/rpm-ql-aarch64") paths, AArch64 programs, BPF objects for arm64; rpmlint: $(tail -n 1 "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
 
 echo "packagecheck: all ok in $(($(date +%s) - t_all)) s"

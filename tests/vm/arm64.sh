@@ -16,7 +16,7 @@
 #    CLI, its libraries and bookworm's arm64 busybox-static in the initramfs
 #    (tests/vm/run.sh, sets arm64 on 7.x and arm64_core on 6.12).
 #
-# Not in make vmcheck (CI): a cross build and two more boots, about 6 min.
+# Not in make vmcheck (CI): a cross build (~4 min) and two boots (~2 min).
 # Environment: MEMCG_BPF_VM_* as for run.sh.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -41,16 +41,19 @@ t_tree_big() {
 	info "$ncg cgroups below /vt (depth up to 9, a 255-byte name; $ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
 }
 
-t_tree_small() {
-	build_tree 5 9 0 0 || return 1
+# tree_loaded N1 N2 N3 CHAINS MIN: build_tree N1 N2 N3 CHAINS with the odd
+# names, at least MIN cgroups, limits set, loads run and stopped.
+tree_loaded() {
+	build_tree "$1" "$2" "$3" "$4" || return 1
 	add_odd_names || return 1
 	ncg=$(count_cgroups "$TREE")
-	if [ "$ncg" -lt 50 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
+	if [ "$ncg" -lt "$5" ]; then why "only $ncg cgroups below $TREE"; return 1; fi
 	set_limits || return 1
 	start_loads 2 1 || return 1
 	stop_loads
-	info "$ncg cgroups below /vt ($ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
+	info "$(uname -m): $ncg cgroups below /vt ($ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
 }
+t_tree_small() { tree_loaded 5 9 0 0 50; }
 
 # checked MODE ARGS...: check_values MODE ARGS with its output shown, its
 # summary line reported as INFO and, when it fails, its first complaints as
@@ -827,16 +830,7 @@ t_psi_off_text() { psi_off text; }
 # on Debian's arm64 cloud kernels, on a tree of over 200 cgroups with the
 # odd and hostile names of add_odd_names; oom_storm then proves the OOM
 # tracker's fentry/fexit programs (arm64's BPF trampoline) count every kill.
-t_tree_200() {
-	build_tree 10 3 6 2 || return 1
-	add_odd_names || return 1
-	ncg=$(count_cgroups "$TREE")
-	if [ "$ncg" -lt 200 ]; then why "only $ncg cgroups below $TREE"; return 1; fi
-	set_limits || return 1
-	start_loads 2 1 || return 1
-	stop_loads
-	info "$(uname -m): $ncg cgroups below /vt ($ODD_NOTE; $LIMITS_NOTE), $NLOADS loads stopped"
-}
+t_tree_200() { tree_loaded 10 3 6 2 200; }
 
 t_values_bpf_200() { values bpf 200; }
 t_values_core_200() { values bpf-core 200; }
