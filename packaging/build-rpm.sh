@@ -29,7 +29,6 @@ mkdir -p "$top/SOURCES" "$top/SPECS"
 cp "$tarball" "$top/SOURCES/"
 cp "$here/rpm/memcg-bpf.spec" "$top/SPECS/"
 set -- -bb --define "_topdir $top"
-strip='%{__strip}'
 if [ "$arch" != "$(uname -m)" ]; then
 	triplet=$arch-linux-gnu
 	command -v "$triplet-gcc" >/dev/null ||
@@ -37,13 +36,12 @@ if [ "$arch" != "$(uname -m)" ]; then
 	set -- "$@" --target "$arch" --define "_build $(uname -m)-linux-gnu" --define "_host $triplet" \
 		--define "__strip $triplet-strip" \
 		--define "__objdump $triplet-objdump"
-	strip=$triplet-strip
 fi
 # Debian's rpm runs brp-compress, which uses bash's read -d, under its
 # #!/bin/sh (dash), so man pages stay uncompressed: run it with bash.
 if [ -f /etc/debian_version ]; then
 	set -- "$@" --define "__os_install_post /bin/bash /usr/lib/rpm/brp-compress %{_prefix}
-/usr/lib/rpm/brp-strip $strip
+/usr/lib/rpm/brp-strip %{__strip}
 /usr/lib/rpm/brp-remove-la-files"
 fi
 [ "$nodeps" = 1 ] && set -- "$@" --nodeps

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "config/plugin_config.h"
+#include "config/config_values.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -287,55 +288,32 @@ static int set_label(struct plugin_config *c, const char *key, union cfg_arg arg
 	return 0;
 }
 
-static int set_range(const char *key, long value, long min, long max, size_t *out)
-{
-	if (value < min || value > max) {
-		mb_err("%s %ld: must be from %ld to %ld", key, value, min, max);
-		return -EINVAL;
-	}
-	*out = (size_t)value;
-	return 0;
-}
-
 static int set_max_samples(struct plugin_config *c, const char *key, union cfg_arg arg,
 			   const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_range(key, arg.integer, 1, SENDER_MAX_SAMPLES_LIMIT, &c->sender.max_samples);
+	return cfg_range(key, arg.integer, 1, SENDER_MAX_SAMPLES_LIMIT, &c->sender.max_samples);
 }
 
 static int set_max_bytes(struct plugin_config *c, const char *key, union cfg_arg arg,
 			 const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_range(key, arg.integer, 1024, SENDER_MAX_BYTES_LIMIT, &c->sender.max_bytes);
+	return cfg_range(key, arg.integer, 1024, SENDER_MAX_BYTES_LIMIT, &c->sender.max_bytes);
 }
 
 static int set_queue_length(struct plugin_config *c, const char *key, union cfg_arg arg,
 			    const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_range(key, arg.integer, 1, SENDER_QUEUE_LENGTH_LIMIT, &c->sender.queue_length);
-}
-
-/* Below this a request cannot even connect; 0.0004 used to become "no timeout" in curl. */
-#define MIN_SECONDS 0.1
-
-static int set_seconds(const char *key, double value, double *out)
-{
-	if (!(value >= MIN_SECONDS) || value > 3600) {
-		mb_err("%s %g: must be from %g to 3600 seconds", key, value, MIN_SECONDS);
-		return -EINVAL;
-	}
-	*out = value;
-	return 0;
+	return cfg_range(key, arg.integer, 1, SENDER_QUEUE_LENGTH_LIMIT, &c->sender.queue_length);
 }
 
 static int set_timeout(struct plugin_config *c, const char *key, union cfg_arg arg,
 		       const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_seconds(key, arg.number, &c->sender.timeout_s);
+	return cfg_seconds(key, arg.number, &c->sender.timeout_s);
 }
 
 static int set_batch_deadline(struct plugin_config *c, const char *key, union cfg_arg arg,
@@ -366,23 +344,7 @@ static int set_connect_timeout(struct plugin_config *c, const char *key, union c
 			       const struct cfg_value *v, size_t n)
 {
 	c->sender_keys++;
-	return set_seconds(key, arg.number, &c->sender.connect_timeout_s);
-}
-
-static int set_path(char **dst, const char *key, const char *value)
-{
-	char *p;
-
-	if (!value[0]) {
-		mb_err("%s \"\": must not be empty", key);
-		return -EINVAL;
-	}
-	p = strdup(value);
-	if (!p)
-		return -ENOMEM;
-	free(*dst);
-	*dst = p;
-	return 0;
+	return cfg_seconds(key, arg.number, &c->sender.connect_timeout_s);
 }
 
 #define PATH_SETTER(fn, field)                                                             \
@@ -390,7 +352,7 @@ static int set_path(char **dst, const char *key, const char *value)
 		      const struct cfg_value *v, size_t n)                                 \
 	{                                                                                  \
 		c->sender_keys++;                                                          \
-		return set_path(&c->sender.field, key, arg.string);                        \
+		return cfg_path(&c->sender.field, key, arg.string);                        \
 	}
 PATH_SETTER(set_ca_cert, ca_cert)
 PATH_SETTER(set_client_cert, client_cert)
@@ -416,22 +378,12 @@ SENDER_BOOL_SETTER(set_pod_name_labels, pod_name_labels)
 SENDER_BOOL_SETTER(set_container_name_label, container_name_label)
 SENDER_BOOL_SETTER(set_image_label, image_label)
 
-/* A directory (SpoolDir, PodLogDir, ContainerLogDir): absolute, so that it does not follow the cwd. */
-static int set_dir(char **dst, const char *key, const char *value)
-{
-	if (value[0] != '/') {
-		mb_err("%s \"%s\": must be an absolute path", key, value);
-		return -EINVAL;
-	}
-	return set_path(dst, key, value);
-}
-
 #define DIR_SETTER(fn, field)                                                              \
 	static int fn(struct plugin_config *c, const char *key, union cfg_arg arg,         \
 		      const struct cfg_value *v, size_t n)                                 \
 	{                                                                                  \
 		c->sender_keys++;                                                          \
-		return set_dir(&c->sender.field, key, arg.string);                         \
+		return cfg_dir(&c->sender.field, key, arg.string);                         \
 	}
 /* kubelet's directories of the Kubernetes names (series/pod_names.h) */
 DIR_SETTER(set_pod_log_dir, pod_log_dir)
@@ -462,7 +414,7 @@ static int set_spool_max_bytes(struct plugin_config *c, const char *key, union c
 static int set_alloc_info_file(struct plugin_config *c, const char *key, union cfg_arg arg,
 			       const struct cfg_value *v, size_t n)
 {
-	return set_path(&c->alloc_file, key, arg.string);
+	return cfg_path(&c->alloc_file, key, arg.string);
 }
 
 static const struct cfg_key keys[] = {
@@ -578,21 +530,6 @@ static const char *type_name(enum cfg_value_type t)
 	return NAME_OF(type_names, t);
 }
 
-static int parse_bool_string(const char *s, bool *out)
-{
-	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
-
-	if (NAME_PARSE(yes, s) >= 0) {
-		*out = true;
-		return 0;
-	}
-	if (NAME_PARSE(no, s) >= 0) {
-		*out = false;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Checks the values against the key's shape and extracts the single value. */
 static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_t n, union cfg_arg *arg)
 {
@@ -624,7 +561,7 @@ static int check_shape(const struct cfg_key *k, const struct cfg_value *v, size_
 		case SHAPE_BOOLEAN:
 			if (v[i].type == CFG_BOOLEAN)
 				arg->boolean = v[i].boolean;
-			else if (v[i].type != CFG_STRING || parse_bool_string(v[i].string, &arg->boolean))
+			else if (v[i].type != CFG_STRING || cfg_bool_string(v[i].string, &arg->boolean))
 				got = v[i].type == CFG_STRING ? "a string that is not true or false"
 							      : type_name(v[i].type);
 			break;

@@ -98,32 +98,30 @@ needed() {
 	LC_ALL=C readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
 }
 
-# copy_libs_foreign ELF: for an ELF of another architecture (MEMCG_BPF_VM_ARCH
-# arm64: ldd cannot run it), the closure of its NEEDED sonames, found in that
+# copy_needed ELF: for an ELF of another architecture (MEMCG_BPF_VM_ARCH
+# arm64: ldd cannot run it), copies the sonames it names as NEEDED from that
 # architecture's multiarch directories (Debian's libbpf-dev:arm64 and the
-# like), and its program interpreter.
-copy_libs_foreign() {
-	top_elf=$1 todo=$1
-	while [ -n "$todo" ]; do
-		# shellcheck disable=SC2086 # $todo is a list of paths without spaces
-		set -- $todo
-		elf=$1
-		shift
-		todo=$*
-		for soname in $(needed "$elf"); do
-			[ -f "$stage/opt/memcg/lib/$soname" ] && continue
-			path=
-			for d in "/lib/$MULTIARCH" "/usr/lib/$MULTIARCH"; do
-				[ -f "$d/$soname" ] && { path=$d/$soname; break; }
-			done
-			[ -n "$path" ] || die "$elf needs $soname, which is in no /lib/$MULTIARCH or /usr/lib/$MULTIARCH (apt-get install its :$MEMCG_BPF_VM_ARCH package)"
-			cp -L "$path" "$stage/opt/memcg/lib/$soname"
-			todo="$todo $path"
-		done
+# like), then theirs.
+copy_needed() {
+	for soname in $(needed "$1"); do
+		[ -f "$stage/opt/memcg/lib/$soname" ] && continue
+		if [ -f "/lib/$MULTIARCH/$soname" ]; then
+			cp -L "/lib/$MULTIARCH/$soname" "$stage/opt/memcg/lib/$soname"
+		elif [ -f "/usr/lib/$MULTIARCH/$soname" ]; then
+			cp -L "/usr/lib/$MULTIARCH/$soname" "$stage/opt/memcg/lib/$soname"
+		else
+			die "$1 needs $soname, which is in no /lib/$MULTIARCH or /usr/lib/$MULTIARCH (apt-get install its :$MEMCG_BPF_VM_ARCH package)"
+		fi
+		copy_needed "$stage/opt/memcg/lib/$soname"
 	done
-	loader=$(LC_ALL=C readelf -l "$top_elf" | sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
+}
+
+# copy_libs_foreign ELF: copy_needed, and the program interpreter ELF names.
+copy_libs_foreign() {
+	copy_needed "$1"
+	loader=$(LC_ALL=C readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
 	[ -n "$loader" ] || return 0
-	[ -f "$loader" ] || die "$top_elf asks for the program interpreter $loader, which is not here (apt-get install libc6:$MEMCG_BPF_VM_ARCH)"
+	[ -f "$loader" ] || die "$1 asks for the program interpreter $loader, which is not here (apt-get install libc6:$MEMCG_BPF_VM_ARCH)"
 	mkdir -p "$stage$(dirname "$loader")"
 	cp -L "$loader" "$stage$loader"
 }

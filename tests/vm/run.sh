@@ -75,15 +75,20 @@ case $ARCH in
 amd64)
 	KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc fallback bookworm kfunc:psi_off bookworm:v1 kfunc:numa fallback:numa_core bookworm:numa_core}
 	QEMU=${QEMU:-qemu-system-x86_64}
-	# three serial ports: console, protocol (ttyS1), data (ttyS2)
-	MACHINE="-cpu max" CONSOLE=ttyS0 ;;
+	MACHINE="-cpu max" CONSOLE=ttyS0
+	# qemu_ports PROTO DATA: serial ports 2 and 3 (ttyS1, ttyS2) into those files
+	qemu_ports() { echo "-serial file:$1 -serial file:$2"; } ;;
 arm64)
 	KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc:arm64 fallback:arm64_core}
 	QEMU=${QEMU:-qemu-system-aarch64}
 	# plain -cpu max emulates pointer authentication 6-7x slower (FACTS.md);
+	MACHINE="-M virt -cpu max,pauth-impdef=on" CONSOLE=ttyAMA0
 	# -M virt has one UART (the console): protocol and data go to two
 	# virtio consoles, /dev/hvc0 and /dev/hvc1 in the guest
-	MACHINE="-M virt -cpu max,pauth-impdef=on" CONSOLE=ttyAMA0
+	qemu_ports() {
+		echo "-device virtio-serial-pci -chardev file,id=proto,path=$1 -device virtconsole,chardev=proto" \
+			"-chardev file,id=data,path=$2 -device virtconsole,chardev=data"
+	}
 	MEMCG_BPF_VM_GUEST_ENV="VMTEST_PROTO=/dev/hvc0 VMTEST_DATA=/dev/hvc1 ${MEMCG_BPF_VM_GUEST_ENV:-}"
 	MEMCG_BPF_VM_RECEIVERS=${MEMCG_BPF_VM_RECEIVERS-} ;;
 *) echo "vm: MEMCG_BPF_VM_ARCH=$ARCH: amd64 or arm64" >&2; echo "0 passed, 1 failed"; exit 1 ;;
@@ -239,16 +244,11 @@ boot() {
 		: > "$data"
 		rm -f "$scratch"
 		truncate -s 64M "$scratch"
-		case $ARCH in
-		amd64) ports="-serial file:$proto -serial file:$data" ;;
-		arm64) ports="-device virtio-serial-pci -chardev file,id=proto,path=$proto -device virtconsole,chardev=proto
-			-chardev file,id=data,path=$data -device virtconsole,chardev=data" ;;
-		esac
-		# shellcheck disable=SC2086 # $MACHINE, $numa and $ports are lists of words
+		# shellcheck disable=SC2086,SC2046 # $MACHINE, $numa and the ports are lists of words
 		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg $MACHINE -m "$MEM" -smp 2 $numa \
 			-kernel "$vmlinuz" -initrd "$initrd" -append "$cmdline" \
 			-display none -monitor none -no-reboot -nodefaults \
-			-serial "file:$console" $ports \
+			-serial "file:$console" $(qemu_ports "$proto" "$data") \
 			-drive "file=$scratch,if=none,id=scratch,format=raw" -device nvme,serial=vmtest,drive=scratch \
 			</dev/null &
 		qpid=$!

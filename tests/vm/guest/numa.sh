@@ -58,9 +58,7 @@ numa_setup() {
 	# stats flush catches up (a CI run read /n0 N0 at 6 of 16 MiB once; the
 	# periodic flush runs every 2 s), so this waits up to 20 s for it.
 	tries=0
-	while :; do
-		a0=$(numa_of /n0 anon 0) a1=$(numa_of /n0 anon 1) b0=$(numa_of /n1 anon 0) b1=$(numa_of /n1 anon 1)
-		numa_placed && break
+	until numa_placed; do
 		tries=$((tries + 1))
 		[ "$tries" -lt 40 ] || {
 			why "memory did not land on the node of its CPU within 20 s: /n0 anon N0=$a0 N1=$a1, /n1 anon N0=$b0 N1=$b1"
@@ -71,8 +69,10 @@ numa_setup() {
 	info "placed (after $tries waits of 0.5 s): /n0 anon N0=$a0 N1=$a1, /n1 anon N0=$b0 N1=$b1"
 }
 
-# numa_placed: a0 a1 b0 b1 (numa_setup) show n0's 16 MiB on node 0 and n1's 8 MiB on node 1.
+# numa_placed: reads a0 a1 b0 b1, /n0's and /n1's anon on nodes 0 and 1; true
+# when they show n0's 16 MiB on node 0 and n1's 8 MiB on node 1.
 numa_placed() {
+	a0=$(numa_of /n0 anon 0) a1=$(numa_of /n0 anon 1) b0=$(numa_of /n1 anon 0) b1=$(numa_of /n1 anon 1)
 	[ "${a0:-0}" -ge $((12 << 20)) ] && [ "${a1:-0}" -lt $((4 << 20)) ] &&
 		[ "${b1:-0}" -ge $((6 << 20)) ] && [ "${b0:-0}" -lt $((4 << 20)) ]
 }
