@@ -19,9 +19,13 @@ make check >check.log 2>&1 || status=1
 sed -n '/^Testsuite summary/,$p' check.log | grep '^#'
 grep -E '^(PASS|FAIL|ERROR|SKIP|XPASS)' check.log
 if [ $status -ne 0 ]; then
-	for log in $(grep -lE '^(FAIL|ERROR)' tests/*/*.trs 2>/dev/null | sed 's/\.trs$/.log/'); do
+	# automake's .trs files say ":test-result: FAIL"; the failed checks
+	# and the comments that explain them come first, then the log's end
+	for log in $(grep -lE '^:test-result: (FAIL|ERROR)' tests/*/*.trs 2>/dev/null | sed 's/\.trs$/.log/'); do
 		echo "--- $log"
-		tail -n 40 "$log"
+		grep -E '^(not ok|# )' "$log" | head -n 40
+		echo "--- the end of $log"
+		tail -n 20 "$log"
 	done
 fi
 check_pass=$(sed -n 's/^# PASS: *//p' check.log)
