@@ -32,8 +32,6 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${MEMCG_BPF_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/vm}
 REFRESH=${MEMCG_BPF_VM_REFRESH:-0}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-MIRROR=${MEMCG_BPF_VM_MIRROR:-http://deb.debian.org/debian}
 JOBS=${MEMCG_BPF_KBUILD_JOBS:-$(nproc)}
 SUITE=trixie-backports
 PACKAGE=linux-source-7.3
@@ -50,23 +48,14 @@ test -f "$FRAGMENT" || die "$FRAGMENT missing"
 mkdir -p "$CACHE"
 
 # The private apt configuration (the host's own is never touched).
+# shellcheck source=../../scripts/private-apt.sh
+. "$here/../../scripts/private-apt.sh"
 APT=$CACHE/apt-$SUITE
-apt_opts() {
-	echo "-o Dir::Etc::sourcelist=$APT/sources.list -o Dir::Etc::sourceparts=- \
--o Dir::State::Lists=$APT/lists -o Dir::Cache::archives=$APT/archives \
--o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
--o APT::Sandbox::User=root -o Debug::NoLocking=1 -q"
-}
 
 # archive_version: the archive's version of $PACKAGE (nothing when offline).
 archive_version() {
-	mkdir -p "$APT/lists/partial" "$APT/archives/partial"
-	test -r "$KEYRING" || die "$KEYRING missing (apt-get install debian-archive-keyring)"
-	echo "deb [signed-by=$KEYRING] $MIRROR $SUITE main" > "$APT/sources.list"
-	# shellcheck disable=SC2046 # apt_opts is a list of words
-	apt-get $(apt_opts) update > "$APT/update.log" 2>&1 || return 0
-	# shellcheck disable=SC2046
-	apt-cache $(apt_opts) show "$PACKAGE" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1
+	private_apt_update "$APT" "$SUITE" || return 0
+	private_apt "$APT" apt-cache show "$PACKAGE" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1
 }
 
 # cached_version: the newest cached source.
@@ -96,12 +85,10 @@ dir=$CACHE/profiling-$version
 if [ ! -f "$dir/src/Makefile" ]; then
 	tmp=$dir/fetch.tmp
 	rm -rf "$tmp" "$dir/src"
-	mkdir -p "$tmp"
 	log "downloading $PACKAGE $version"
-	# shellcheck disable=SC2046
-	(cd "$tmp" && apt-get $(apt_opts) download "$PACKAGE=$version") > "$tmp/download.log" 2>&1 ||
-		die "download of $PACKAGE=$version failed (see $tmp/download.log)"
-	dpkg-deb -x "$tmp"/*.deb "$tmp/root"
+	private_apt_download "$APT" "$tmp/debs" "$PACKAGE=$version" ||
+		die "download of $PACKAGE=$version failed (see $tmp/debs/download.log)"
+	dpkg-deb -x "$tmp"/debs/*.deb "$tmp/root"
 	tarball=$(find "$tmp/root/usr/src" -name 'linux-source-*.tar.*' | head -n 1)
 	test -n "$tarball" || die "no linux-source tarball in $PACKAGE $version"
 	log "unpacking $(basename "$tarball")"

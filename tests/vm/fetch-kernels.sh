@@ -15,14 +15,12 @@
 # without network; MEMCG_BPF_VM_REFRESH=1 asks the archive for the current
 # version first and falls back to the cache when the network fails.
 #
-# The host's own apt configuration is never touched: a private sources.list
-# and private lists are used, packages are only downloaded and unpacked.
+# The host's own apt configuration is never touched: scripts/private-apt.sh
+# (private sources.list and lists; packages are only downloaded and unpacked).
 set -eu
 
 CACHE=${MEMCG_BPF_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/vm}
 REFRESH=${MEMCG_BPF_VM_REFRESH:-0}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-MIRROR=${MEMCG_BPF_VM_MIRROR:-http://deb.debian.org/debian}
 ARCH=${MEMCG_BPF_VM_ARCH:-amd64}
 case $ARCH in
 amd64) SUFFIX='' SPECS="kfunc:sid:7 fallback:trixie:6 bookworm:bookworm:6" ;;
@@ -35,31 +33,15 @@ die() { log "$*"; exit 1; }
 
 mkdir -p "$CACHE"
 
-# apt_for SUITE: runs apt-get/apt-cache against a private config for SUITE.
+# shellcheck disable=SC2034 # read by scripts/private-apt.sh
+PRIVATE_APT_ARCH=$ARCH
+# shellcheck source=../../scripts/private-apt.sh
+. "$(dirname "$0")/../../scripts/private-apt.sh"
 apt_dir() { echo "$CACHE/apt-$1$SUFFIX"; }
-apt_opts() {
-	d=$(apt_dir "$1")
-	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- \
--o Dir::State::Lists=$d/lists -o Dir::Cache::archives=$d/archives \
--o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
--o APT::Architecture=$ARCH -o APT::Architectures=$ARCH \
--o APT::Sandbox::User=root -o Debug::NoLocking=1 -q"
-}
-
-apt_update() {
-	suite=$1
-	d=$(apt_dir "$suite")
-	mkdir -p "$d/lists/partial" "$d/archives/partial"
-	test -r "$KEYRING" || die "$KEYRING missing (apt-get install debian-archive-keyring)"
-	echo "deb [arch=$ARCH signed-by=$KEYRING] $MIRROR $suite main" > "$d/sources.list"
-	# shellcheck disable=SC2046
-	apt-get $(apt_opts "$suite") update >"$d/update.log" 2>&1
-}
 
 # pkg_depends SUITE PKG REGEX: the first direct dependency of PKG matching REGEX.
 pkg_depends() {
-	# shellcheck disable=SC2046
-	apt-cache $(apt_opts "$1") depends "$2" 2>/dev/null |
+	private_apt "$(apt_dir "$1")" apt-cache depends "$2" 2>/dev/null |
 		sed -n 's/^ *Depends: *//p' | grep -E "$3" | head -n 1
 }
 
@@ -67,7 +49,7 @@ pkg_depends() {
 fetch() {
 	name=$1 suite=$2 minmajor=$3
 	dest=$CACHE/$name$SUFFIX
-	apt_update "$suite" || { log "apt-get update for $suite failed (see $(apt_dir "$suite")/update.log)"; return 1; }
+	private_apt_update "$(apt_dir "$suite")" "$suite" || { log "apt-get update for $suite failed (see $(apt_dir "$suite")/update.log)"; return 1; }
 	image=$(pkg_depends "$suite" linux-image-cloud-$ARCH '^linux-image-[0-9]')
 	test -n "$image" || { log "$suite: cannot resolve linux-image-cloud-$ARCH"; return 1; }
 	version=${image#linux-image-}
@@ -82,12 +64,10 @@ fetch() {
 	test -z "$binary" || pkgs="$pkgs $binary"
 	tmp=$dest.tmp
 	rm -rf "$tmp"
-	mkdir -p "$tmp/debs" "$tmp/root"
-	for p in $pkgs; do
-		# shellcheck disable=SC2046
-		(cd "$tmp/debs" && apt-get $(apt_opts "$suite") download "$p") >>"$tmp/download.log" 2>&1 ||
-			{ log "$suite: download of $p failed (see $tmp/download.log)"; return 1; }
-	done
+	mkdir -p "$tmp/root"
+	# shellcheck disable=SC2086 # $pkgs: one or two package names
+	private_apt_download "$(apt_dir "$suite")" "$tmp/debs" $pkgs ||
+		{ log "$suite: download of $pkgs failed (see $tmp/debs/download.log)"; return 1; }
 	for deb in "$tmp"/debs/*.deb; do
 		dpkg-deb -x "$deb" "$tmp/root"
 	done
