@@ -38,11 +38,12 @@ if [ "$arch" != "$(uname -m)" ]; then
 		--define "__objdump $triplet-objdump"
 fi
 # Debian's rpm runs brp-compress, which uses bash's read -d, under its
-# #!/bin/sh (dash), so man pages stay uncompressed: run it with bash.
+# #!/bin/sh (dash), so man pages stay uncompressed: run it with bash. One
+# line: rpm keeps only the first line of a --define (brp-strip, on a second
+# line, never ran, and the programs shipped their debug info).
 if [ -f /etc/debian_version ]; then
-	set -- "$@" --define "__os_install_post /bin/bash /usr/lib/rpm/brp-compress %{_prefix}
-/usr/lib/rpm/brp-strip %{__strip}
-/usr/lib/rpm/brp-remove-la-files"
+	set -- "$@" --define "__os_install_post /bin/bash /usr/lib/rpm/brp-compress %{_prefix}; \
+/usr/lib/rpm/brp-strip %{__strip}; /usr/lib/rpm/brp-remove-la-files"
 fi
 [ "$nodeps" = 1 ] && set -- "$@" --nodeps
 rpmbuild "$@" "$top/SPECS/memcg-bpf.spec" >"$top/build.log" 2>&1 || {

@@ -166,6 +166,15 @@ arm64_built() {
 	done
 	grep -q -- '-D__TARGET_ARCH_arm64' "$3" || fail "the build log of $4 shows no BPF object compiled with -D__TARGET_ARCH_arm64"
 }
+# stripped ROOT PLUGIN WHAT: the plugin and the CLI unpacked at ROOT carry no
+# debug sections (the packaging's strip step ran; readelf reads any
+# architecture's section table).
+stripped() {
+	for f in "$2" usr/bin/memcg-bpf-sample; do
+		debug=$(LC_ALL=C readelf -SW "$1/$f" | grep -o '\.debug_[a-z_]*' | tr '\n' ' ')
+		[ -z "$debug" ] || fail "/$f in $3 ships debug sections: $debug(its strip step did not run)"
+	done
+}
 
 # ---- 1. man page
 step_start "man page follows the code"
@@ -197,16 +206,18 @@ dpkg-deb -c "$deb_arm64" | awk '{ print $6 }' | sort >"$work/deb-files-arm64"
 diff -u "$work/deb-files-amd64" "$work/deb-files-arm64" || fail "the arm64 package's files differ from the amd64 package's"
 dpkg-deb -x "$deb_arm64" "$work/deb-arm64/root"
 arm64_built "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "$work/debwork-arm64/deb/build.log" "the arm64 .deb"
+stripped "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "the arm64 .deb"
 lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb-arm64/lintian.txt" || true)
 [ "$lintian_lines" = 0 ] || { cat "$work/deb-arm64/lintian.txt"; fail "lintian has $lintian_lines findings on the arm64 package"; }
-step_end "$(basename "$deb_arm64"): Architecture arm64, the amd64 package's $(wc -l <"$work/deb-files-arm64") paths, AArch64 programs, lintian clean"
+step_end "$(basename "$deb_arm64"): Architecture arm64, the amd64 package's $(wc -l <"$work/deb-files-arm64") paths, AArch64 programs, stripped, lintian clean"
 
 # ---- 3. install, layout, collectd, purge
 step_start "apt-get install ./$(basename "$deb")"
 installed=1
 (cd "$work/deb" && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	"./$(basename "$deb")") >"$work/apt-install.log" 2>&1 || { cat "$work/apt-install.log"; fail "apt-get install"; }
-step_end "installed"
+stripped / usr/lib/collectd/memcg_bpf.so "the .deb"
+step_end "installed; its programs stripped"
 
 step_start "dpkg -L layout"
 conf=/etc/collectd/collectd.conf.d/memcg_bpf.conf
@@ -513,6 +524,7 @@ rpm -qlvp "$rpmfile" 2>/dev/null | grep -q '^drwx------ .* root *root .* /var/li
 	fail "the RPM's /var/lib/collectd/memcg_bpf-spool is not drwx------ root root: $(rpm -qlvp "$rpmfile" 2>/dev/null | grep spool)"
 mkdir -p "$work/rpm/x"
 (cd "$work/rpm/x" && rpm2cpio "$rpmfile" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$rpmfile")"
+stripped "$work/rpm/x" usr/lib64/collectd/memcg_bpf.so "the RPM"
 rpm_dropin=$work/rpm/x/usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf
 grep -qx 'LimitNOFILE=65536' "$rpm_dropin" || fail "the RPM's drop-in does not raise LimitNOFILE"
 grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$rpm_dropin" || fail "the RPM's drop-in does not add CAP_BPF CAP_PERFMON"
@@ -536,7 +548,7 @@ for page in usr/share/man/man5/collectd-memcg_bpf.5.gz usr/share/man/man1/memcg-
 	th=$(zcat "$work/rpm/x/$page" | grep -m1 '^\.TH ')
 	case $th in *"\"memcg_bpf $rpm_version\""*) ;; *) fail "RPM /$page: the footer does not name memcg_bpf $rpm_version: $th" ;; esac
 done
-step_end "$(basename "$rpmfile"): layout as expected, spool 0700 root, drop-in with LimitNOFILE and CAP_BPF CAP_PERFMON, man pages name $rpm_version; rpmlint: $(tail -n 1 "$work/rpm/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//'), every filtered message explained"
+step_end "$(basename "$rpmfile"): layout as expected, programs stripped, spool 0700 root, drop-in with LimitNOFILE and CAP_BPF CAP_PERFMON, man pages name $rpm_version; rpmlint: $(tail -n 1 "$work/rpm/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//'), every filtered message explained"
 
 # ---- 7b. the aarch64 RPM, cross-built from the same tarball (issue 35)
 step_start "cross-build the aarch64 RPM (packaging/build-rpm.sh OUT aarch64)"
@@ -551,6 +563,7 @@ diff -u "$work/rpm-ql" "$work/rpm-ql-aarch64" || fail "the aarch64 RPM's files d
 mkdir -p "$work/rpm-aarch64/x"
 (cd "$work/rpm-aarch64/x" && rpm2cpio "$rpm_aarch64" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$rpm_aarch64")"
 arm64_built "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "$work/rpm-aarch64/build.log" "the aarch64 RPM"
-step_end "$(basename "$rpm_aarch64"): the x86_64 RPM's $(wc -l <"$work/rpm-ql-aarch64") paths, AArch64 programs, BPF objects for arm64; rpmlint: $(tail -n 1 "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
+stripped "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "the aarch64 RPM"
+step_end "$(basename "$rpm_aarch64"): the x86_64 RPM's $(wc -l <"$work/rpm-ql-aarch64") paths, AArch64 programs, stripped, BPF objects for arm64; rpmlint: $(tail -n 1 "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
 
 echo "packagecheck: all ok in $(($(date +%s) - t_all)) s"
