@@ -48,16 +48,21 @@ run() { # run NAME BODY: 3 samples; the listings in $T/before, $T/after
 	list_cgroups >"$T/after"
 	echo "$dir"
 }
+# selected_instances SELECTED [EXTRA...] < PATHS: the instances of the paths
+# SELECTED passes, and EXTRA, sorted
+selected_instances() {
+	local selected=$1
+	shift
+	{ $selected | expect; printf '%s\n' "$@"; } | LC_ALL=C sort -u | sed '/^$/d'
+}
 # judge DESCRIPTION DIR SELECTED [EXTRA...]: SELECTED is a command that
 # passes the paths the rule selects (stdin to stdout); EXTRA: instances
 # always written (root, self)
 judge() {
 	local what=$1 dir=$2 selected=$3 inst missing= foreign=
 	shift 3
-	{ LC_ALL=C comm -12 "$T/before" "$T/after" | $selected | expect; printf '%s\n' "$@"; } |
-		LC_ALL=C sort -u | sed '/^$/d' >"$T/must"
-	{ LC_ALL=C sort -u "$T/before" "$T/after" | $selected | expect; printf '%s\n' "$@"; } |
-		LC_ALL=C sort -u | sed '/^$/d' >"$T/may"
+	LC_ALL=C comm -12 "$T/before" "$T/after" | selected_instances "$selected" "$@" >"$T/must"
+	LC_ALL=C sort -u "$T/before" "$T/after" | selected_instances "$selected" "$@" >"$T/may"
 	instances "$dir" >"$T/got"
 	missing=$(LC_ALL=C comm -23 "$T/must" "$T/got")
 	for inst in $(LC_ALL=C comm -13 "$T/may" "$T/got"); do

@@ -6,7 +6,8 @@
 #  2. packaging/build-deb.sh: make dist -> dpkg-buildpackage -> lintian
 #     (fails on lintian errors); the same cross-built for arm64: its
 #     Architecture, the amd64 package's paths, AArch64 programs, the BPF
-#     objects compiled for arm64, lintian clean;
+#     objects compiled for arm64, lintian clean; both packages' programs
+#     carry no debug sections;
 #  3. apt-get install ./collectd-memcg-bpf_*.deb; dpkg -L has the expected
 #     layout; the conffile is registered; both installed man pages name
 #     the package's version in their footer; the spool directory of the
@@ -49,7 +50,8 @@
 #     the capabilities), both man pages name the version; rpmlint says
 #     nothing that packaging/rpm/rpmlint.toml does not filter with a reason;
 #     the same cross-built for aarch64: the x86_64 RPM's paths, AArch64
-#     programs, BPF objects for arm64, rpmlint clean.
+#     programs, BPF objects for arm64, rpmlint clean; neither RPM's programs
+#     carry debug sections.
 # Prints the time each step takes. Exit 77 (skip) when not root or when
 # dpkg-buildpackage/rpmbuild are missing; exit 1 on the first failure.
 # Environment: MEMCG_BPF_SRCDIR, MEMCG_BPF_BUILDDIR (set by make packagecheck);
