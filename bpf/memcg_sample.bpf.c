@@ -194,9 +194,14 @@ static __always_inline __u64 read_vmstat(bool event, __u32 slot)
 
 	if (!vmstat_base)
 		return MEMCG_READ_INVALID;
-	if (i < vmstat_copied[k] && i < MEMCG_VMSTAT_SPAN_MAX)
-		v = vmstat_copy[k][i];
-	else if (bpf_probe_read_kernel(&v, sizeof(v), vmstat_base + vmstat_offset(event) + (__u64)slot * sizeof(long)))
+	if (i < vmstat_copied[k] && i < MEMCG_VMSTAT_SPAN_MAX) {
+		/*
+		 * read_core() checks this for any read: bounds the verifier sees
+		 * (the compiler would drop masks it knows change nothing)
+		 */
+		asm volatile("" : "+r"(i), "+r"(k));
+		v = vmstat_copy[k & 1][i & (MEMCG_VMSTAT_SPAN_MAX - 1)];
+	} else if (bpf_probe_read_kernel(&v, sizeof(v), vmstat_base + vmstat_offset(event) + (__u64)slot * sizeof(long)))
 		return MEMCG_READ_INVALID;
 	if (!event && v < 0)
 		return 0;
@@ -297,16 +302,25 @@ struct psi_group___flat {
 	__u64 total[12];
 } __attribute__((preserve_access_index));
 
-static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
+/* Set by user space: some read is of memory.pressure. */
+const volatile bool pressure_read = false;
+/* cgrp->psi of the cgroup being read (NULL: PSI off, or no such read) */
+const char *psi_base = NULL;
+
+/* Before the reads of a cgroup: where its pressure totals are. */
+static __always_inline void find_psi(struct cgroup *cgrp)
 {
-	const char *psi;
+	psi_base = NULL;
+	if (pressure_read && bpf_core_field_exists(cgrp->psi))
+		psi_base = (const char *)BPF_CORE_READ(cgrp, psi);
+}
+
+static __always_inline __u64 read_pressure(__u32 index)
+{
 	__u32 offset;
 	__u64 ns;
 
-	if (!bpf_core_field_exists(cgrp->psi))
-		return MEMCG_READ_INVALID;
-	psi = (const char *)BPF_CORE_READ(cgrp, psi);
-	if (!psi)	/* PSI is off */
+	if (!psi_base)	/* PSI is off */
 		return MEMCG_READ_INVALID;
 	if (bpf_core_field_exists(struct psi_group___nested, total))
 		offset = bpf_core_field_offset(struct psi_group___nested, total);
@@ -314,7 +328,7 @@ static __always_inline __u64 read_pressure(struct cgroup *cgrp, __u32 index)
 		offset = bpf_core_field_offset(struct psi_group___flat, total);
 	else
 		return MEMCG_READ_INVALID;
-	if (bpf_probe_read_kernel(&ns, sizeof(ns), psi + offset + index * sizeof(__u64)))
+	if (bpf_probe_read_kernel(&ns, sizeof(ns), psi_base + offset + index * sizeof(__u64)))
 		return MEMCG_READ_INVALID;
 	return ns / 1000;
 }
@@ -338,24 +352,9 @@ static __always_inline bool read_at_root(__u32 kind, __u32 index)
 	       !(kind == MEMCG_READ_PAGE_COUNTER && index == MEMCG_COUNTER_READ(MEMCG_COUNTER_MEMORY, MEMCG_FIELD_USAGE));
 }
 
-static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *memcg, __u32 kind, __u32 index,
-				      bool is_root, bool core)
+/* The reads every walk makes with CO-RE (no kfunc). */
+static __always_inline __u64 read_core_kind(struct mem_cgroup *memcg, __u32 kind, __u32 index)
 {
-	if (is_root && !read_at_root(kind, index))
-		return MEMCG_READ_INVALID;
-	/* a CO-RE walk calls no memcg kfunc: the compiler drops these branches from it */
-	if (!core) {
-		switch (kind) {
-		case MEMCG_READ_PAGE_STATE:
-			return bpf_mem_cgroup_page_state(memcg, index);
-		case MEMCG_READ_VM_EVENT:
-			return bpf_mem_cgroup_vm_events(memcg, index);
-		case MEMCG_READ_USAGE:
-			return bpf_mem_cgroup_usage(memcg);
-		case MEMCG_READ_MEMORY_EVENT:
-			return bpf_mem_cgroup_memory_events(memcg, index);
-		}
-	}
 	switch (kind) {
 	case MEMCG_READ_VMSTAT_STATE:
 		return read_vmstat(false, index);
@@ -368,11 +367,66 @@ static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *me
 	case MEMCG_READ_PAGE_COUNTER:
 		return read_page_counter(memcg, index);
 	case MEMCG_READ_PRESSURE:
-		return read_pressure(cgrp, index);
+		return read_pressure(index);
 	case MEMCG_READ_SOFT_LIMIT:
 		return read_soft_limit(memcg);
 	}
 	return MEMCG_READ_INVALID;
+}
+
+/*
+ * Read @i of a cgroup. The two functions below are global (not inlined,
+ * not static): the verifier checks each body once, for any read, instead of
+ * once per read of the selection, so that the cost of verifying a walk
+ * does not grow with the stats selected (an unrolled body per read passed
+ * the verifier's limit of 1,000,000 processed instructions at ~80 stats
+ * on Linux 6.19). The CO-RE walks pass the memcg, which they only read
+ * through, as a number.
+ */
+__noinline __u64 read_core(__u64 memcg_addr, __u32 i, bool is_root)
+{
+	__u32 kind, index;
+
+	if (i >= MEMCG_SAMPLE_MAX_READS)
+		return MEMCG_READ_INVALID;
+	kind = reads[i].kind;
+	index = reads[i].index;
+	if (is_root && !read_at_root(kind, index))
+		return MEMCG_READ_INVALID;
+	return read_core_kind((struct mem_cgroup *)memcg_addr, kind, index);
+}
+
+__noinline __u64 read_kfunc(struct mem_cgroup *memcg __arg_trusted, __u32 i, bool is_root)
+{
+	__u32 kind, index;
+
+	if (!memcg || i >= MEMCG_SAMPLE_MAX_READS)
+		return MEMCG_READ_INVALID;
+	kind = reads[i].kind;
+	index = reads[i].index;
+	if (is_root && !read_at_root(kind, index))
+		return MEMCG_READ_INVALID;
+	switch (kind) {
+	case MEMCG_READ_PAGE_STATE:
+		return bpf_mem_cgroup_page_state(memcg, index);
+	case MEMCG_READ_VM_EVENT:
+		return bpf_mem_cgroup_vm_events(memcg, index);
+	case MEMCG_READ_USAGE:
+		return bpf_mem_cgroup_usage(memcg);
+	case MEMCG_READ_MEMORY_EVENT:
+		return bpf_mem_cgroup_memory_events(memcg, index);
+	}
+	return read_core_kind(memcg, kind, index);
+}
+
+/* Read @i of the cgroup, by the walk's flavor: the only per-read work the verifier sees per read. */
+static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *memcg, __u32 i, bool core)
+{
+	bool is_root = cgrp->level == 0;
+
+	if (core)
+		return read_core((__u64)memcg, i, is_root);
+	return read_kfunc(memcg, i, is_root);
 }
 
 /*
@@ -439,8 +493,11 @@ static __always_inline bool fill_rank_only(struct memcg_record *rec, struct cgro
 	if (!bpf_map_lookup_elem(&rank_only, &id))
 		return false;
 	rec->flags = MEMCG_RECORD_RANK_ONLY;
+	/* the rank read (memory.current) needs neither: nothing of the last cgroup is read */
+	vmstat_base = NULL;
+	psi_base = NULL;
 	if (i < nr_reads && i < MEMCG_SAMPLE_MAX_READS)
-		rec->values[i] = read_one(cgrp, memcg, reads[i].kind, reads[i].index, cgrp->level == 0, core);
+		rec->values[i] = read_one(cgrp, memcg, i, core);
 	return true;
 }
 
@@ -451,12 +508,13 @@ static __always_inline void fill_values(struct memcg_record *rec, struct cgroup 
 
 	if (core)
 		copy_vmstats(memcg);
+	find_psi(cgrp);
 	if (nr_nodes)
 		copy_nodes(rec, memcg);
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;
-		rec->values[i] = read_one(cgrp, memcg, reads[i].kind, reads[i].index, cgrp->level == 0, core);
+		rec->values[i] = read_one(cgrp, memcg, i, core);
 	}
 }
 

@@ -59,6 +59,7 @@ static int add_read(struct bpf_backend *b, __u32 kind, __u32 index, uint64_t sca
 	b->reads[b->nr_reads].kind = kind;
 	b->reads[b->nr_reads].index = index;
 	b->scale[b->nr_reads] = scale;
+	b->pressure_read |= kind == MEMCG_READ_PRESSURE;
 	return b->nr_reads++;
 }
 

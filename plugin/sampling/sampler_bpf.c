@@ -265,6 +265,22 @@ static void vmstat_spans(const struct bpf_backend *b, struct memcg_span span[2])
 	}
 }
 
+/*
+ * What it cost the verifier to check the loaded walk (bpf_prog_info's
+ * verified_insns, Linux >= 5.16): the figure its 1,000,000-instruction
+ * limit applies to. 0 when the kernel does not say.
+ */
+static __u32 verified_insns(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.verified_insns;
+}
+
 static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 {
 	LIBBPF_OPTS(bpf_iter_attach_opts, iter_opts);
@@ -286,6 +302,7 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 	b->skel->rodata->counter_max = (__u64)LONG_MAX / b->skel->rodata->page_size;
 	b->skel->rodata->cgroup_v1 = b->root_usage_fd >= 0;
 	b->skel->rodata->rank_read = b->rank_read;
+	b->skel->rodata->pressure_read = b->pressure_read;
 	vmstat_spans(b, (struct memcg_span *)b->skel->rodata->vmstat_span);
 	b->skel->rodata->nr_nodes = b->nr_nodes;
 	memcpy((void *)b->skel->rodata->node_ids, b->node_ids, sizeof(b->node_ids));
@@ -308,6 +325,7 @@ static int load_program(struct bpf_backend *b, int max_depth, __u32 capacity)
 		goto unload;
 	}
 
+	b->verified_insns = verified_insns(walk_program(b, b->flavor));
 	linfo.cgroup.cgroup_fd = b->root_fd;
 	linfo.cgroup.order = BPF_CGROUP_ITER_DESCENDANTS_PRE;
 	iter_opts.link_info = &linfo;
@@ -465,7 +483,8 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	}
 	if (err)
 		goto free_btf;
-	snprintf(why, why_len, "%s; %u reads per cgroup, room for %u cgroups", desc, b->nr_values, b->capacity);
+	snprintf(why, why_len, "%s; %u values per cgroup, room for %u cgroups; the verifier checked %u instructions",
+		 desc, b->nr_values, b->capacity, b->verified_insns);
 free_btf:
 	memcg_layout_free(b->layout);
 	b->layout = NULL;

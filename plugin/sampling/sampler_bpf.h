@@ -64,6 +64,8 @@ struct bpf_backend {
 	struct memcg_span node_span;     /* the slots of each node's state[] copied */
 	struct bpf_column *columns;
 	struct cgroup_index *index;
+	bool pressure_read;               /* a read is of memory.pressure (the walk finds cgrp->psi) */
+	__u32 verified_insns;             /* the verifier's cost of the loaded walk (0: unknown) */
 	__u32 rank_read;                  /* the read of the rank stat (usage), or MEMCG_NO_READ */
 	size_t rank_column;               /* its column, or SIZE_MAX */
 	struct u64_map *rank_only;        /* the ids in the program's rank_only map (bpf_rank_only.c) */
