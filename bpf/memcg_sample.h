@@ -24,9 +24,9 @@
 #ifndef MEMCG_SAMPLE_H
 #define MEMCG_SAMPLE_H
 
-#define MEMCG_SAMPLE_MAX_READS 128
+#define MEMCG_SAMPLE_MAX_READS 256
 /* The values of a record: the reads' and the per-node ones. */
-#define MEMCG_SAMPLE_MAX_VALUES 512
+#define MEMCG_SAMPLE_MAX_VALUES (MEMCG_SAMPLE_MAX_READS + MEMCG_MAX_NODES * MEMCG_NODE_SPAN_MAX)
 
 /* Which kfunc serves a read. */
 enum memcg_read_kind {

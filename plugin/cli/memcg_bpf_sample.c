@@ -33,8 +33,8 @@ static const char *const output_format_names[] = {
 struct cli_opts {
 	struct sampler_opts sampler;
 	struct cgroup_budget_limits budget; /* none unless asked for */
-	const struct stat_def *stats[128];
-	const struct stat_def *numa_stats[64];
+	const struct stat_def *stats[STAT_SELECTION_MAX];
+	const struct stat_def *numa_stats[STAT_SELECTION_MAX];
 	bool numa;
 	bool allocinfo;                      /* --allocinfo: the allocation profile instead of cgroups */
 	struct allocinfo_report_opts alloc;

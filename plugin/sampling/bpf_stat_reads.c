@@ -209,8 +209,8 @@ static int node_index(struct bpf_backend *b, unsigned int id)
 static int resolve_node_column(const struct sampler *s, struct bpf_backend *b, const struct stat_def *def,
 			       struct bpf_column *col, char *why, size_t why_len)
 {
-	const char *p = s->mount.version == 1 ? def->v1_kernel : def->kernel[0];
-	char term[64];
+	const char *const v1[] = { def->v1_kernel, NULL };
+	const char *const *alts = s->mount.version == 1 ? v1 : def->kernel;
 	int k;
 
 	if (!b->node_layout) {
@@ -222,19 +222,29 @@ static int resolve_node_column(const struct sampler *s, struct bpf_backend *b, c
 		return k;
 	col->node = true;
 	col->node_k = (unsigned int)k;
-	col->nr_terms = 0;
-	while (p && *p && col->nr_terms < STAT_MAX_TERMS) {
-		size_t len = strcspn(p, "+");
+	/* the first alternative whose every constant this kernel keeps per node */
+	snprintf(why, why_len, "this kernel keeps no per-node counter for %s", def->name);
+	for (size_t a = 0; a < STAT_MAX_TERMS && alts[a]; a++) {
+		const char *p = alts[a];
+		bool found = true;
 
-		snprintf(term, sizeof(term), "%.*s", (int)len, p);
-		if (memcg_layout_state(b->node_layout, term, &col->slot[col->nr_terms], &col->unit[col->nr_terms])) {
-			snprintf(why, why_len, "this kernel keeps no per-node counter %s", term);
-			return -ENOENT;
+		col->nr_terms = 0;
+		while (*p && col->nr_terms < STAT_MAX_TERMS && found) {
+			size_t len = strcspn(p, "+");
+			char term[64];
+
+			snprintf(term, sizeof(term), "%.*s", (int)len, p);
+			found = !memcg_layout_state(b->node_layout, term, &col->slot[col->nr_terms],
+						    &col->unit[col->nr_terms]);
+			if (!found)
+				snprintf(why, why_len, "this kernel keeps no per-node counter %s", term);
+			col->nr_terms++;
+			p += len + (p[len] == '+');
 		}
-		col->nr_terms++;
-		p += len + (p[len] == '+');
+		if (found)
+			return 0;
 	}
-	return 0;
+	return -ENOENT;
 }
 
 /*

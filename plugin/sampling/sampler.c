@@ -13,6 +13,7 @@
 #include "sampling/numa_nodes.h"
 #include "sampling/oom_tracker.h"
 #include "sampling/sampler_backend.h"
+#include "sampling/stat_presence.h"
 
 static const char *const backend_names[] = {
 	[SAMPLER_AUTO] = "auto",
@@ -348,12 +349,6 @@ static int expand_node_columns(struct sampler *s, const struct sampler_opts *opt
 		mb_warn("per-node stats are not sampled: %s", why);
 		return 0;
 	}
-	if (opts->nr_stats + opts->nr_numa_stats * nr_nodes > SAMPLER_MAX_COLUMNS) {
-		mb_err("%zu stats and %zu per-node stats on %zu NUMA nodes make %zu columns; at most %d are taken: "
-		       "select fewer per-node stats", opts->nr_stats, opts->nr_numa_stats, nr_nodes,
-		       opts->nr_stats + opts->nr_numa_stats * nr_nodes, SAMPLER_MAX_COLUMNS);
-		return -E2BIG;
-	}
 	s->node_columns = calloc(opts->nr_numa_stats * nr_nodes, sizeof(s->node_columns[0]));
 	if (!s->node_columns)
 		return -ENOMEM;
@@ -370,8 +365,83 @@ static int expand_node_columns(struct sampler *s, const struct sampler_opts *opt
 	return 0;
 }
 
-int sampler_open(const struct sampler_opts *opts, struct sampler **out)
+/*
+ * @nr of @stats that the kernel's memory.stat or memory.numa_stat prints,
+ * into @kept (room for @nr): the others are left out by every backend, said
+ * in one line per file (information when the whole catalog or the default set
+ * was asked for, else a warning; an error, -ENOENT, with strict stats).
+ */
+static int keep_printed(const struct sampler *s, const struct stat_presence *p, const struct stat_def **stats,
+			size_t nr, bool quiet, const struct stat_def **kept, size_t *nr_kept)
 {
+	char absent[1024];
+	size_t len = 0, nr_absent = 0;
+	const char *file = NULL;
+
+	*nr_kept = 0;
+	absent[0] = '\0';
+	for (size_t i = 0; i < nr; i++) {
+		if (stat_presence_has(p, stats[i])) {
+			kept[(*nr_kept)++] = stats[i];
+			continue;
+		}
+		file = stat_file_name(stats[i]->file, s->mount.version);
+		if (len < sizeof(absent))
+			len += snprintf(absent + len, sizeof(absent) - len, "%s%s", nr_absent ? ", " : "", stats[i]->name);
+		nr_absent++;
+	}
+	if (!nr_absent)
+		return 0;
+	if (s->strict_stats) {
+		mb_err("not in this kernel's %s: %s", file, absent);
+		return -ENOENT;
+	}
+	mb_log(quiet ? LOG_INFO : LOG_WARNING, "%zu %s not in this kernel's %s, not sampled: %s", nr_absent,
+	       nr_absent == 1 ? "stat is" : "stats are", file, absent);
+	return 0;
+}
+
+/* What the kernel prints of @opts' stats and per-node templates, into @o (arrays of its own). */
+static int select_printed(const struct sampler *s, const struct sampler_opts *opts, struct sampler_opts *o)
+{
+	const struct stat_def **stats = NULL, **numa = NULL;
+	struct stat_presence *p;
+	size_t nr_catalog, nr_templates;
+	int err;
+
+	*o = *opts;
+	err = stat_presence_read(s->mount.dir, s->mount.version, &p);
+	if (err)
+		return err;
+	stats = calloc(opts->nr_stats + 1, sizeof(stats[0]));
+	numa = calloc(opts->nr_numa_stats + 1, sizeof(numa[0]));
+	if (!stats || !numa) {
+		err = -ENOMEM;
+		goto free_all;
+	}
+	stat_catalog(&nr_catalog);
+	numa_stat_catalog(&nr_templates);
+	err = keep_printed(s, p, opts->stats, opts->nr_stats, opts->default_stats || opts->nr_stats == nr_catalog,
+			   stats, &o->nr_stats);
+	if (!err)
+		err = keep_printed(s, p, opts->numa_stats, opts->nr_numa_stats, opts->nr_numa_stats == nr_templates,
+				   numa, &o->nr_numa_stats);
+	if (err)
+		goto free_all;
+	o->stats = stats;
+	o->numa_stats = numa;
+	stat_presence_free(p);
+	return 0;
+free_all:
+	free(stats);
+	free(numa);
+	stat_presence_free(p);
+	return err;
+}
+
+int sampler_open(const struct sampler_opts *requested, struct sampler **out)
+{
+	struct sampler_opts printed = { 0 }, *opts = &printed;
 	struct sampler *s;
 	int err;
 
@@ -379,8 +449,12 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->strict_stats = opts->strict_stats;
-	err = expand_node_columns(s, opts);
+	s->strict_stats = requested->strict_stats;
+	err = cgroup_mount_resolve(requested->cgroup_root ? requested->cgroup_root : "/sys/fs/cgroup", &s->mount);
+	if (!err)
+		err = select_printed(s, requested, &printed);
+	if (!err)
+		err = expand_node_columns(s, opts);
 	if (err)
 		goto free_sampler;
 	/* room for every input of every derived stat, and the rank stat */
@@ -393,9 +467,6 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	s->max_depth = opts->max_depth;
 	s->quiet_drops = opts->default_stats;
 	s->backend_chosen = opts->backend != SAMPLER_AUTO;
-	err = cgroup_mount_resolve(opts->cgroup_root ? opts->cgroup_root : "/sys/fs/cgroup", &s->mount);
-	if (err)
-		goto free_sampler;
 	err = open_backend(s, opts);
 	if (err)
 		goto free_sampler;
@@ -403,11 +474,13 @@ int sampler_open(const struct sampler_opts *opts, struct sampler **out)
 	if (err)
 		goto close_backend;
 	/* no stats requested is a bare walk (the benchmark's baseline) */
-	if (s->nr_shown == 0 && (opts->nr_stats > 0 || s->nr_node_columns > 0)) {
+	if (s->nr_shown == 0 && (requested->nr_stats > 0 || requested->nr_numa_stats > 0)) {
 		mb_err("none of the selected stats is available on this kernel");
 		err = -ENOENT;
 		goto close_backend;
 	}
+	free(printed.stats);
+	free(printed.numa_stats);
 	*out = s;
 	return 0;
 
@@ -415,6 +488,8 @@ close_backend:
 	oom_tracker_close(s->oom);
 	s->ops->close(s);
 free_sampler:
+	free(printed.stats);
+	free(printed.numa_stats);
 	free(s->node_columns);
 	free(s->excluded);
 	free(s->stats);

@@ -46,9 +46,6 @@ struct sampler_opts {
 	size_t nr_numa_stats;
 };
 
-/* The most shown columns a sampler takes (stats, and per-node stats times nodes). */
-#define SAMPLER_MAX_COLUMNS 128
-
 struct sampler;
 
 /* Returns 0 or a negative errno; on failure it has logged why. */

@@ -64,6 +64,8 @@ static const struct stat_def catalog[] = {
 	PAGES("slab_reclaimable", NULL, "NR_SLAB_RECLAIMABLE_B"),
 	PAGES("slab_unreclaimable", NULL, "NR_SLAB_UNRECLAIMABLE_B"),
 	PAGES("slab", NULL, "NR_SLAB_RECLAIMABLE_B+NR_SLAB_UNRECLAIMABLE_B"),
+	/* CONFIG_HUGETLB_PAGE: hugetlb pages charged to the cgroup */
+	PAGES("hugetlb", NULL, "NR_HUGETLB"),
 	EVENTS("workingset_refault_anon", "workingset_refault_anon", "{page}", "WORKINGSET_REFAULT_ANON"),
 	EVENTS("workingset_refault_file", "workingset_refault_file", "{page}", "WORKINGSET_REFAULT_FILE"),
 	EVENTS("workingset_activate_anon", NULL, "{page}", "WORKINGSET_ACTIVATE_ANON"),
@@ -160,51 +162,85 @@ static const struct stat_def catalog[] = {
 };
 
 #define CATALOG_SIZE (ARRAY_SIZE(catalog))
+_Static_assert(CATALOG_SIZE <= STAT_SELECTION_MAX, "a selection has room for the whole catalog");
 
 /*
- * memory.numa_stat's node-level stats, in its order (Linux 7.2), as
- * templates: memory_numa_stat_show() prints each node's hierarchical
- * lruvec counter in memory.stat's unit. Cgroup v1's memcg_numa_stat_show()
- * prints pages of LRU lists instead: its hierarchical_anon is both anon
- * lists, and so on (v1_kernel).
+ * The per-node templates: every memory.stat counter of the catalog that is
+ * one kernel constant (in each alternative), but the memcg-only ones
+ * (memcg_stat_item: MEMCG_*). memory_numa_stat_show() prints,
+ * node by node and in memory.stat's order and units, each memory.stat
+ * counter whose constant is a node_stat_item on the running kernel; which
+ * those are differs between kernels (7.1 made the reclaim counters per
+ * node), so the templates are every candidate and the sampler keeps the
+ * ones the kernel's memory.numa_stat lists (sampler.c). Cgroup v1's
+ * memcg_numa_stat_show() prints pages of LRU lists instead: its
+ * hierarchical_anon is both anon lists, and so on (v1_kernel).
  */
-#define NODE_PAGES(n, k) { .name = n, .file = STAT_FILE_NUMA_STAT, .unit = STAT_UNIT_BYTES, \
-			   .type = STAT_GAUGE, .kernel = { k } }
-#define NODE_LRU(n, k, v1k) { .name = n, .file = STAT_FILE_NUMA_STAT, .unit = STAT_UNIT_BYTES, \
-			      .type = STAT_GAUGE, .kernel = { k }, .v1_name = "hierarchical_" n, .v1_kernel = v1k }
-#define NODE_EVENTS(n, k) { .name = n, .file = STAT_FILE_NUMA_STAT, .unit = STAT_UNIT_COUNT, \
-			    .count_unit = "{page}", .type = STAT_COUNTER, .kernel = { k } }
-
-static const struct stat_def numa_catalog[] = {
-	NODE_LRU("anon", "NR_ANON_MAPPED", "NR_INACTIVE_ANON+NR_ACTIVE_ANON"),
-	NODE_LRU("file", "NR_FILE_PAGES", "NR_INACTIVE_FILE+NR_ACTIVE_FILE"),
-	NODE_PAGES("kernel_stack", "NR_KERNEL_STACK_KB"),
-	NODE_PAGES("pagetables", "NR_PAGETABLE"),
-	NODE_PAGES("shmem", "NR_SHMEM"),
-	NODE_PAGES("file_mapped", "NR_FILE_MAPPED"),
-	NODE_PAGES("file_dirty", "NR_FILE_DIRTY"),
-	NODE_PAGES("file_writeback", "NR_WRITEBACK"),
-	NODE_PAGES("swapcached", "NR_SWAPCACHE"),
-	NODE_PAGES("anon_thp", "NR_ANON_THPS"),
-	NODE_PAGES("file_thp", "NR_FILE_THPS"),
-	NODE_PAGES("shmem_thp", "NR_SHMEM_THPS"),
-	NODE_PAGES("inactive_anon", "NR_INACTIVE_ANON"),
-	NODE_PAGES("active_anon", "NR_ACTIVE_ANON"),
-	NODE_PAGES("inactive_file", "NR_INACTIVE_FILE"),
-	NODE_PAGES("active_file", "NR_ACTIVE_FILE"),
-	NODE_LRU("unevictable", "NR_UNEVICTABLE", "NR_UNEVICTABLE"),
-	NODE_PAGES("slab_reclaimable", "NR_SLAB_RECLAIMABLE_B"),
-	NODE_PAGES("slab_unreclaimable", "NR_SLAB_UNRECLAIMABLE_B"),
-	NODE_EVENTS("workingset_refault_anon", "WORKINGSET_REFAULT_ANON"),
-	NODE_EVENTS("workingset_refault_file", "WORKINGSET_REFAULT_FILE"),
-	NODE_EVENTS("workingset_activate_anon", "WORKINGSET_ACTIVATE_ANON"),
-	NODE_EVENTS("workingset_activate_file", "WORKINGSET_ACTIVATE_FILE"),
-	NODE_EVENTS("workingset_restore_anon", "WORKINGSET_RESTORE_ANON"),
-	NODE_EVENTS("workingset_restore_file", "WORKINGSET_RESTORE_FILE"),
-	NODE_EVENTS("workingset_nodereclaim", "WORKINGSET_NODERECLAIM"),
+static const struct {
+	const char *name, *v1_name, *v1_kernel;
+} numa_v1[] = {
+	{ "anon", "hierarchical_anon", "NR_INACTIVE_ANON+NR_ACTIVE_ANON" },
+	{ "file", "hierarchical_file", "NR_INACTIVE_FILE+NR_ACTIVE_FILE" },
+	{ "unevictable", "hierarchical_unevictable", "NR_UNEVICTABLE" },
 };
 
-#define NUMA_CATALOG_SIZE (ARRAY_SIZE(numa_catalog))
+static struct stat_def numa_catalog[CATALOG_SIZE];
+static size_t numa_catalog_size;
+static pthread_once_t numa_catalog_once = PTHREAD_ONCE_INIT;
+
+static bool one_constant_each(const struct stat_def *def)
+{
+	if (def->file != STAT_FILE_MEMORY_STAT || !def->kernel[0])
+		return false;
+	for (size_t a = 0; a < STAT_MAX_TERMS && def->kernel[a]; a++)
+		if (strchr(def->kernel[a], '+'))
+			return false;
+	return true;
+}
+
+/* Keeps @t's alternatives that may be per node (not MEMCG_*); false when none is left. */
+static bool keep_node_alternatives(struct stat_def *t)
+{
+	size_t n = 0;
+
+	for (size_t a = 0; a < STAT_MAX_TERMS && t->kernel[a]; a++)
+		if (strncmp(t->kernel[a], "MEMCG_", 6))
+			t->kernel[n++] = t->kernel[a];
+	for (size_t a = n; a < STAT_MAX_TERMS; a++)
+		t->kernel[a] = NULL;
+	return n > 0;
+}
+
+static void make_numa_catalog(void)
+{
+	for (size_t i = 0; i < CATALOG_SIZE; i++) {
+		struct stat_def *t;
+
+		if (!one_constant_each(&catalog[i]))
+			continue;
+		t = &numa_catalog[numa_catalog_size];
+		*t = catalog[i];
+		if (!keep_node_alternatives(t))
+			continue;
+		numa_catalog_size++;
+		t->file = STAT_FILE_NUMA_STAT;
+		t->key = NULL;
+		t->v1_name = NULL;
+		for (size_t k = 0; k < ARRAY_SIZE(numa_v1); k++) {
+			if (strcmp(t->name, numa_v1[k].name))
+				continue;
+			t->v1_name = numa_v1[k].v1_name;
+			t->v1_kernel = numa_v1[k].v1_kernel;
+		}
+	}
+}
+
+static const struct stat_def *numa_templates(size_t *count)
+{
+	pthread_once(&numa_catalog_once, make_numa_catalog);
+	*count = numa_catalog_size;
+	return numa_catalog;
+}
 
 /* The per-node columns: a node's made when first asked for, kept for the process's life. */
 struct node_column {
@@ -213,41 +249,47 @@ struct node_column {
 	char column[64];
 };
 
-static struct node_column node_columns[STAT_MAX_NODES][NUMA_CATALOG_SIZE];
-static bool node_made[STAT_MAX_NODES];
+static struct node_column *node_columns[STAT_MAX_NODES];
 static pthread_mutex_t node_columns_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void make_node_columns(unsigned int n)
+static struct node_column *make_node_columns(unsigned int n)
 {
-	for (size_t i = 0; i < NUMA_CATALOG_SIZE; i++) {
-		struct node_column *nc = &node_columns[n][i];
+	size_t nr;
+	const struct stat_def *tmpl = numa_templates(&nr);
+	struct node_column *cols = calloc(nr, sizeof(*cols));
 
-		nc->def = numa_catalog[i];
+	for (size_t i = 0; cols && i < nr; i++) {
+		struct node_column *nc = &cols[i];
+
+		nc->def = tmpl[i];
 		snprintf(nc->node, sizeof(nc->node), "%u", n);
-		snprintf(nc->column, sizeof(nc->column), "numa_%s_N%u", numa_catalog[i].name, n);
+		snprintf(nc->column, sizeof(nc->column), "numa_%s_N%u", tmpl[i].name, n);
 		nc->def.node = nc->node;
 		nc->def.node_id = n;
 		nc->def.column = nc->column;
 	}
+	return cols;
 }
 
 const struct stat_def *numa_stat_catalog(size_t *count)
 {
-	*count = NUMA_CATALOG_SIZE;
-	return numa_catalog;
+	return numa_templates(count);
 }
 
 const struct stat_def *stat_on_node(const struct stat_def *tmpl, unsigned int node)
 {
-	if (tmpl < numa_catalog || tmpl >= numa_catalog + NUMA_CATALOG_SIZE || node >= STAT_MAX_NODES)
+	size_t nr;
+	const struct stat_def *cat = numa_templates(&nr);
+	struct node_column *cols;
+
+	if (tmpl < cat || tmpl >= cat + nr || node >= STAT_MAX_NODES)
 		return NULL;
 	pthread_mutex_lock(&node_columns_lock);
-	if (!node_made[node]) {
-		make_node_columns(node);
-		node_made[node] = true;
-	}
+	if (!node_columns[node])
+		node_columns[node] = make_node_columns(node);
+	cols = node_columns[node];
 	pthread_mutex_unlock(&node_columns_lock);
-	return &node_columns[node][tmpl - numa_catalog].def;
+	return cols ? &cols[tmpl - cat].def : NULL;
 }
 
 const char *const STAT_DEFAULT_LIST =
@@ -334,7 +376,10 @@ const struct stat_def *stat_lookup(const char *name)
 
 const struct stat_def *numa_stat_lookup(const char *name)
 {
-	return lookup_in(numa_catalog, NUMA_CATALOG_SIZE, name);
+	size_t nr;
+	const struct stat_def *cat = numa_templates(&nr);
+
+	return lookup_in(cat, nr, name);
 }
 
 /* Levenshtein distance, capped at the 64-byte names the catalog has. */
@@ -429,7 +474,7 @@ static int add_unique(const struct stat_def *def, const struct stat_def **out, s
  */
 static void log_unknown(const struct stat_def *cat, size_t nr, const char *key, const char *name)
 {
-	const char *what = cat == numa_catalog ? "per-node stat" : "stat";
+	const char *what = cat != catalog ? "per-node stat" : "stat";
 	char near[256];
 
 	suggest_in(cat, nr, name, near, sizeof(near), 5);
@@ -476,7 +521,10 @@ int stat_select(const char *key, const char *name, const struct stat_def **out, 
 
 int numa_stat_select(const char *key, const char *name, const struct stat_def **out, size_t max, size_t *count)
 {
-	return select_in(numa_catalog, NUMA_CATALOG_SIZE, key, name, out, max, count);
+	size_t nr;
+	const struct stat_def *cat = numa_templates(&nr);
+
+	return select_in(cat, nr, key, name, out, max, count);
 }
 
 static int parse_list_in(const struct stat_def *cat, size_t nr, const char *list, const char *fallback,
@@ -504,5 +552,8 @@ int stat_parse_list(const char *list, const struct stat_def **out, size_t max, s
 
 int numa_stat_parse_list(const char *list, const struct stat_def **out, size_t max, size_t *count)
 {
-	return parse_list_in(numa_catalog, NUMA_CATALOG_SIZE, list, "all", out, max, count);
+	size_t nr;
+	const struct stat_def *cat = numa_templates(&nr);
+
+	return parse_list_in(cat, nr, list, "all", out, max, count);
 }

@@ -114,6 +114,12 @@ const char *stat_key(const struct stat_def *def, int version);
 /* Whether cgroup v@version has @def at all (its file, and for keyed files its key). */
 bool stat_on_version(const struct stat_def *def, int version);
 
+/*
+ * Room for every stat of the catalog, or every per-node template, in one
+ * selection (more than the catalog holds: a static assert checks it).
+ */
+#define STAT_SELECTION_MAX 192
+
 /* The whole catalog, in memory.stat order. */
 const struct stat_def *stat_catalog(size_t *count);
 

@@ -88,7 +88,7 @@ static bool same_item_keys(const struct series_key *keys, const struct series_it
 static int patch_values(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 			const struct stale_tracker *st)
 {
-	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
+	size_t nr_stats = snap->nr_stats;
 	size_t nr_self = set->nr_items - set->nr_row_items, i = 0;
 	bool bits = set->nr_nonzero_known >= set->nr_row_items;
 	struct series_key old[SNAPSHOT_MAX_SELF];
@@ -142,8 +142,8 @@ static int cmp_rows_by_path(const void *a, const void *b, void *arg)
 static int build_from_snapshot(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 			       struct stale_tracker *st)
 {
-	struct metric_name_len names[TRACK_MAX_STATS];
-	size_t nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
+	struct metric_name_len *names;
+	size_t nr_stats = snap->nr_stats;
 	size_t rows = snap->nr_rows ? snap->nr_rows : 1, *order = NULL;
 	struct row_idents ri = { 0 };
 	struct row_template *tpl = NULL;
@@ -156,15 +156,21 @@ static int build_from_snapshot(struct series_set *set, const struct series_opts 
 	set->ts_ms = snap->ts_ms;
 	set->host = o->host;
 	set->instance_id = o->instance_id;
+	names = malloc((nr_stats ? nr_stats : 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
 	for (size_t c = 0; c < nr_stats; c++) {
 		char buf[METRIC_NAME_MAX];
 
-		if (metric_name(snap->stats[c], buf, sizeof(buf)) < 0)
-			return -ENAMETOOLONG;
-		names[c].name = series_arena_strdup(set, buf);
+		err = metric_name(snap->stats[c], buf, sizeof(buf)) < 0 ? -ENAMETOOLONG : 0;
+		names[c].name = err ? NULL : series_arena_strdup(set, buf);
 		names[c].len = (uint32_t)strlen(buf);
-		if (!names[c].name)
-			return -ENOMEM;
+		if (!err && !names[c].name)
+			err = -ENOMEM;
+		if (err) {
+			free(names);
+			return err;
+		}
 	}
 	err = -ENOMEM;
 	order = malloc(rows * sizeof(*order));
@@ -218,6 +224,7 @@ free_tmp:
 	free(tpl);
 	free(row_first);
 	free(order);
+	free(names);
 	return err;
 }
 

@@ -20,8 +20,10 @@ static void tracker_clear(struct stale_tracker *st)
 	}
 	free(st->entries);
 	free(st->row_entry);
+	free(st->bits);
 	st->entries = NULL;
 	st->row_entry = NULL;
+	st->bits = NULL;
 	st->nr = 0;
 	st->gen++;
 }
@@ -32,6 +34,7 @@ void stale_tracker_free(struct stale_tracker *st)
 		return;
 	tracker_clear(st);
 	alloc_sent_clear(st);
+	free(st->stats);
 	free(st);
 }
 
@@ -41,10 +44,16 @@ static bool same_columns(const struct stale_tracker *st, const struct snapshot *
 	       memcmp(st->stats, snap->stats, snap->nr_stats * sizeof(snap->stats[0])) == 0;
 }
 
-static void row_bits(const struct snapshot *snap, size_t r, uint64_t bits[TRACK_WORDS])
+static size_t words_for(size_t nr_stats)
 {
-	memset(bits, 0, TRACK_WORDS * sizeof(uint64_t));
-	for (size_t c = 0; c < snap->nr_stats && c < TRACK_MAX_STATS; c++)
+	return (nr_stats + 63) / 64;
+}
+
+/* Which of row @r's stats have a value, into @bits (words_for(snap->nr_stats) words). */
+static void row_bits(const struct snapshot *snap, size_t r, uint64_t *bits)
+{
+	memset(bits, 0, words_for(snap->nr_stats) * sizeof(uint64_t));
+	for (size_t c = 0; c < snap->nr_stats; c++)
 		if (snap->values[r][c] != SAMPLE_VALUE_MISSING)
 			bits[c / 64] |= 1ULL << (c % 64);
 }
@@ -90,18 +99,23 @@ int add_stale_markers_and_remember(struct series_set *set, const struct series_o
 				   const size_t *order, const int64_t *row_first, struct row_idents *ri,
 				   struct stale_tracker *st)
 {
-	size_t i = 0, j = 0, *row_entry = NULL;
+	size_t i = 0, j = 0, *row_entry = NULL, words = words_for(snap->nr_stats);
+	const struct stat_def **stats = NULL;
+	uint64_t *bits = NULL, *now = NULL;
 	struct tracked *next = NULL;
 	int err = -ENOMEM;
 
 	next = calloc(snap->nr_rows ? snap->nr_rows : 1, sizeof(*next));
 	row_entry = malloc((snap->nr_rows ? snap->nr_rows : 1) * sizeof(*row_entry));
-	if (!next || !row_entry)
+	bits = calloc((snap->nr_rows ? snap->nr_rows : 1) * (words ? words : 1), sizeof(*bits));
+	now = calloc(words ? words : 1, sizeof(*now));
+	stats = malloc((snap->nr_stats ? snap->nr_stats : 1) * sizeof(*stats));
+	if (!next || !row_entry || !bits || !now || !stats)
 		goto free_tmp;
 	while (i < st->nr) {
-		uint64_t now[TRACK_WORDS] = { 0 };
 		int c = 1;
 
+		memset(now, 0, (words ? words : 1) * sizeof(*now));
 		while (j < snap->nr_rows && (c = strcmp(snap->paths[order[j]], st->entries[i].path)) < 0)
 			j++;
 		if (j < snap->nr_rows && c == 0 && same_ident(st->entries[i].id, ri->id[order[j]]))
@@ -133,6 +147,7 @@ int add_stale_markers_and_remember(struct series_set *set, const struct series_o
 			err = -ENOMEM;
 			goto free_tmp;
 		}
+		next[r].bits = bits + r * words;
 		row_bits(snap, order[r], next[r].bits);
 		next[r].first_ms = row_first[order[r]];
 		row_entry[order[r]] = r;
@@ -150,14 +165,23 @@ int add_stale_markers_and_remember(struct series_set *set, const struct series_o
 	tracker_clear(st);
 	st->entries = next;
 	st->row_entry = row_entry;
+	st->bits = bits;
 	st->nr = snap->nr_rows;
 	next = NULL;
 	row_entry = NULL;
-	st->nr_stats = snap->nr_stats < TRACK_MAX_STATS ? snap->nr_stats : TRACK_MAX_STATS;
-	memcpy(st->stats, snap->stats, st->nr_stats * sizeof(st->stats[0]));
+	bits = NULL;
+	memcpy(stats, snap->stats, snap->nr_stats * sizeof(stats[0]));
+	free(st->stats);
+	st->stats = stats;
+	stats = NULL;
+	st->nr_stats = snap->nr_stats;
+	st->words = words;
 	err = 0;
 
 free_tmp:
+	free(stats);
+	free(now);
+	free(bits);
 	free(row_entry);
 	free(next);
 	return err;
@@ -177,13 +201,12 @@ bool same_shape_as_last(const struct series_set *set, const struct stale_tracker
 		return false;
 	for (size_t r = 0; r < snap->nr_rows; r++) {
 		const struct tracked *e = &st->entries[st->row_entry[r]];
-		uint64_t bits[TRACK_WORDS];
 
 		if ((e->id && e->id->pending) || strcmp(e->path, snap->paths[r]) != 0)
 			return false;
-		row_bits(snap, r, bits);
-		if (memcmp(bits, e->bits, sizeof(bits)) != 0)
-			return false;
+		for (size_t c = 0; c < snap->nr_stats; c++)
+			if ((snap->values[r][c] != SAMPLE_VALUE_MISSING) != !!(e->bits[c / 64] & (1ULL << (c % 64))))
+				return false;
 	}
 	return true;
 }

@@ -16,12 +16,9 @@
 #include "series/row_labels.h"
 #include "series/series_set.h"
 
-#define TRACK_MAX_STATS 128
-#define TRACK_WORDS (TRACK_MAX_STATS / 64)
-
 struct tracked {
 	char *path;
-	uint64_t bits[TRACK_WORDS];
+	uint64_t *bits;   /* which stats were sent: words of the tracker's bit pool */
 	int64_t first_ms; /* the sample time the cgroup was first seen (since it last vanished) */
 	struct ident *id; /* the identity labels its series were sent with */
 };
@@ -33,8 +30,10 @@ struct alloc_sent {
 };
 
 struct stale_tracker {
-	const struct stat_def *stats[TRACK_MAX_STATS];
+	const struct stat_def **stats; /* the columns the entries' bits are of */
 	size_t nr_stats;
+	size_t words;            /* of bits per entry: one per 64 columns */
+	uint64_t *bits;          /* the entries' bits, words each */
 	struct tracked *entries; /* sorted by path */
 	size_t nr;
 	size_t *row_entry; /* nr: the entry of each row of the last snapshot, in its row order */

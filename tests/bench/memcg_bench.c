@@ -67,9 +67,9 @@ struct bench_opts {
 
 /* What the text and bpf columns sample (the bare walk: nothing). */
 struct selection {
-	const struct stat_def *stats[SAMPLER_MAX_COLUMNS];
+	const struct stat_def *stats[STAT_SELECTION_MAX];
 	size_t nr_stats;
-	const struct stat_def *numa[SAMPLER_MAX_COLUMNS];
+	const struct stat_def *numa[STAT_SELECTION_MAX];
 	size_t nr_numa;
 };
 
@@ -368,7 +368,7 @@ static int open_readers(struct readers *r, const char *root, char **dirs, long n
 	const enum sampler_backend backend[NR_READERS] = {
 		[R_TEXT] = SAMPLER_TEXT, [R_BPF] = bpf, [R_BARE] = bpf,
 	};
-	const char *names[SAMPLER_MAX_COLUMNS];
+	const char *names[STAT_SELECTION_MAX];
 	int err;
 
 	for (int k = 0; k < NR_READERS; k++) {
@@ -599,12 +599,12 @@ static int select_stats(struct bench_opts *o, struct selection *sel, unsigned in
 		o->stats = BENCH_DEFAULT_STATS;
 	else if (!strcmp(o->stats, "default")) /* the plugin's default set */
 		o->stats = STAT_DEFAULT_LIST;
-	if (strcmp(o->stats, "none") && stat_parse_list(o->stats, sel->stats, SAMPLER_MAX_COLUMNS, &sel->nr_stats))
+	if (strcmp(o->stats, "none") && stat_parse_list(o->stats, sel->stats, STAT_SELECTION_MAX, &sel->nr_stats))
 		return -EINVAL;
 	*nr_nodes = 0;
 	if (!o->numa)
 		return 0;
-	if (numa_stat_parse_list(o->numa, sel->numa, SAMPLER_MAX_COLUMNS, &sel->nr_numa))
+	if (numa_stat_parse_list(o->numa, sel->numa, STAT_SELECTION_MAX, &sel->nr_numa))
 		return -EINVAL;
 	err = numa_nodes_with_memory(STAT_MAX_NODES, nodes, STAT_MAX_NODES, nr_nodes);
 	if (err)
