@@ -4,7 +4,10 @@
  * memory, optionally writes a file (tmpfs or page cache), says it is ready,
  * then waits for a signal so that its pages stay put while a test samples.
  *
- *   memload [-a ANON_MIB] [-f FILE -s FILE_MIB] [-r READY_FILE]
+ *   memload [-a ANON_MIB] [-f FILE -s FILE_MIB] [-n NODE] [-r READY_FILE]
+ *
+ * -n binds its memory, anon and file pages alike, to NUMA node NODE
+ * (set_mempolicy MPOL_BIND): any node, CPU-less ones too.
  *
  * Built statically (gcc -static) so that it runs in the bare initramfs.
  */
@@ -16,9 +19,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MIB (1024UL * 1024UL)
+#define MPOL_BIND 2 /* linux/mempolicy.h */
+
+/* Every page this task allocates from now on comes from @node. */
+static int bind_to_node(unsigned long node)
+{
+	unsigned long mask[4] = { 0 };
+
+	if (node >= 8 * sizeof(mask)) {
+		fprintf(stderr, "memload: node %lu is past the %zu this takes\n", node, 8 * sizeof(mask));
+		return -EINVAL;
+	}
+	mask[node / (8 * sizeof(mask[0]))] = 1UL << (node % (8 * sizeof(mask[0])));
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, mask, 8 * sizeof(mask) + 1)) {
+		fprintf(stderr, "memload: set_mempolicy(MPOL_BIND, node %lu): %s\n", node, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -59,23 +81,26 @@ close_fd:
 int main(int argc, char **argv)
 {
 	unsigned long anon_mib = 0, file_mib = 0;
-	const char *file = NULL, *ready = NULL;
+	const char *file = NULL, *ready = NULL, *node = NULL;
 	struct sigaction sa;
 	sigset_t none;
 	char *mem = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:f:s:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:f:s:n:r:")) != -1) {
 		switch (opt) {
 		case 'a': anon_mib = strtoul(optarg, NULL, 0); break;
 		case 'f': file = optarg; break;
 		case 's': file_mib = strtoul(optarg, NULL, 0); break;
+		case 'n': node = optarg; break;
 		case 'r': ready = optarg; break;
 		default:
-			fprintf(stderr, "usage: memload [-a ANON_MIB] [-f FILE -s FILE_MIB] [-r READY_FILE]\n");
+			fprintf(stderr, "usage: memload [-a ANON_MIB] [-f FILE -s FILE_MIB] [-n NODE] [-r READY_FILE]\n");
 			return 2;
 		}
 	}
+	if (node && bind_to_node(strtoul(node, NULL, 0)) < 0)
+		return 1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
