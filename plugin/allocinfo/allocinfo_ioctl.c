@@ -21,37 +21,72 @@ void allocinfo_names_free(struct allocinfo_names *n)
 	memset(n, 0, sizeof(*n));
 }
 
-/* What the kernel leaves of @s in a 64-byte field: its last 63 bytes. */
-static const char *kernel_cut(const char *s)
-{
-	size_t len = strlen(s);
-
-	return len >= ALLOCINFO_ABI_STR ? s + len - (ALLOCINFO_ABI_STR - 1) : s;
-}
-
 /* A field the kernel filled up: the name may have been longer. */
 static bool maybe_cut(const char *field)
 {
 	return strnlen(field, ALLOCINFO_ABI_STR) == ALLOCINFO_ABI_STR - 1;
 }
 
-/* The text row this ioctl row is, by the names as the kernel cuts them; NULL when none. */
-static const struct alloc_row *text_row(const struct allocinfo_names *n, const struct allocinfo_abi_tag *tag)
+/* Whether @name, of @len bytes, is @field once the kernel cut it to its last 63 bytes. */
+static bool cut_equals(const char *name, size_t len, const char *field)
 {
-	char site[ALLOCINFO_ABI_STR + 24];
+	size_t from = len >= ALLOCINFO_ABI_STR ? len - (ALLOCINFO_ABI_STR - 1) : 0;
 
+	return strlen(field) == len - from && !memcmp(name + from, field, len - from);
+}
+
+/* Whether text row @r has the names of @tag once the kernel cut them (and its line). */
+static bool cuts_to(const struct alloc_row *r, const struct allocinfo_abi_tag *tag)
+{
+	const char *colon = strrchr(r->site, ':');
+
+	if (!colon || strtoull(colon + 1, NULL, 10) != tag->lineno)
+		return false;
+	return cut_equals(r->site, (size_t)(colon - r->site), tag->filename) &&
+	       cut_equals(r->func, strlen(r->func), tag->function) &&
+	       cut_equals(r->module, strlen(r->module), tag->modname);
+}
+
+/*
+ * The text rows that @tag's cut names could be: how many, and the first in
+ * *@first. One completes the names; more (sites whose names differ only
+ * before their last 63 bytes, at the same line) leave the ioctl unable to
+ * tell them apart.
+ */
+static size_t text_rows(const struct allocinfo_names *n, const struct allocinfo_abi_tag *tag,
+			const struct alloc_row **first)
+{
+	size_t count = 0;
+
+	*first = NULL;
 	for (size_t i = 0; i < n->text.nr_rows; i++) {
-		const struct alloc_row *r = &n->text.rows[i];
-		const char *colon = strrchr(r->site, ':');
-
-		if (!colon || strtoull(colon + 1, NULL, 10) != tag->lineno)
+		if (!cuts_to(&n->text.rows[i], tag))
 			continue;
-		snprintf(site, sizeof(site), "%.*s", (int)(colon - r->site), r->site);
-		if (!strcmp(kernel_cut(site), tag->filename) && !strcmp(kernel_cut(r->func), tag->function) &&
-		    !strcmp(kernel_cut(r->module), tag->modname))
-			return r;
+		if (!count++)
+			*first = &n->text.rows[i];
 	}
-	return NULL;
+	return count;
+}
+
+/* Copies the kernel's cut of @s (its last 63 bytes) into the 64-byte field @field. */
+static void cut_into(char field[ALLOCINFO_ABI_STR], const char *s, size_t len)
+{
+	size_t from = len >= ALLOCINFO_ABI_STR ? len - (ALLOCINFO_ABI_STR - 1) : 0;
+
+	memcpy(field, s + from, len - from);
+	field[len - from] = '\0';
+}
+
+/* The tag of text row @r as the kernel would give it (names cut to their last 63 bytes). */
+static void tag_of(const struct alloc_row *r, struct allocinfo_abi_tag *tag)
+{
+	const char *colon = strrchr(r->site, ':');
+
+	memset(tag, 0, sizeof(*tag));
+	cut_into(tag->filename, r->site, colon ? (size_t)(colon - r->site) : strlen(r->site));
+	cut_into(tag->function, r->func, strlen(r->func));
+	cut_into(tag->modname, r->module, strlen(r->module));
+	tag->lineno = colon ? strtoull(colon + 1, NULL, 10) : 0;
 }
 
 /* Appends @mark, @s and @suffix as one string to t->text; the offset of the copy, or SIZE_MAX. */
@@ -104,6 +139,7 @@ struct bin_row {
 	char site[ALLOCINFO_ABI_STR + 24];
 	bool cut;
 	size_t at[3]; /* site, module, func */
+	size_t row;   /* its row in the table; SIZE_MAX: taken from the text */
 };
 
 /* Room for @n rows in t->bin. */
@@ -124,11 +160,10 @@ static int reserve(struct allocinfo_table *t, size_t n)
 	return 0;
 }
 
-/* Copies of @b's names into t->text: whole from the text where it has them, else marked. */
-static int put_cut_names(struct allocinfo_table *t, const struct allocinfo_names *names, struct bin_row *b)
+/* Copies of @b's names into t->text: whole from the text row @whole, else (NULL) marked. */
+static int put_cut_names(struct allocinfo_table *t, const struct alloc_row *whole, struct bin_row *b)
 {
 	const struct allocinfo_abi_tag *tag = &b->d.tag;
-	const struct alloc_row *whole = text_row(names, tag);
 	char line[24];
 
 	line_suffix(tag->lineno, line);
@@ -147,34 +182,83 @@ static int put_cut_names(struct allocinfo_table *t, const struct allocinfo_names
 	return 0;
 }
 
-/* The table's rows from the @n rows in t->bin. */
+/* Room for @n rows in t->rows. */
+static int reserve_rows(struct allocinfo_table *t, size_t n)
+{
+	struct alloc_row *rows;
+
+	if (n <= t->cap_rows)
+		return 0;
+	rows = realloc(t->rows, n * sizeof(*t->rows));
+	if (!rows)
+		return -ENOMEM;
+	t->rows = rows;
+	t->cap_rows = n;
+	return 0;
+}
+
+/*
+ * The text's rows whose cut names another text row shares (the ioctl cannot
+ * tell them apart: fill_rows() leaves them out), as the text gives them,
+ * after the *@n rows of @t. Their names point into the reader's text, which
+ * lasts until its next read, as the table's rows do.
+ */
+static int add_text_rows(struct allocinfo_table *t, const struct allocinfo_names *names, size_t *n)
+{
+	const struct allocinfo_table *text = &names->text;
+
+	for (size_t i = 0; i < text->nr_rows; i++) {
+		const struct alloc_row *r = &text->rows[i], *first;
+		struct allocinfo_abi_tag tag;
+
+		if (r->bytes <= 0)
+			continue;
+		tag_of(r, &tag);
+		if (text_rows(names, &tag, &first) < 2)
+			continue;
+		if (reserve_rows(t, *n + 1))
+			return -ENOMEM;
+		t->rows[(*n)++] = *r;
+	}
+	return 0;
+}
+
+/*
+ * The table's rows from the @n rows in t->bin. A row whose names the kernel
+ * may have cut is completed from the one text row they fit (marked when
+ * none fits); when more than one fits, those sites are taken from the text
+ * instead, all of them (add_text_rows()).
+ */
 static int fill_rows(struct allocinfo_table *t, const struct allocinfo_names *names, size_t n)
 {
 	struct bin_row *bin = t->bin;
+	bool ambiguous = false;
+	size_t rows = 0;
 
-	if (n > t->cap_rows) {
-		void *rows = realloc(t->rows, n * sizeof(*t->rows));
-
-		if (!rows)
-			return -ENOMEM;
-		t->rows = rows;
-		t->cap_rows = n;
-	}
+	if (reserve_rows(t, n))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct allocinfo_abi_tag *tag = &bin[i].d.tag;
-		struct alloc_row *r = &t->rows[i];
+		struct alloc_row *r = &t->rows[rows];
+		const struct alloc_row *whole;
 		size_t len;
 
 		/* the kernel ends each name with a NUL; a row that did not must not run past it */
 		tag->modname[ALLOCINFO_ABI_STR - 1] = tag->function[ALLOCINFO_ABI_STR - 1] =
 			tag->filename[ALLOCINFO_ABI_STR - 1] = '\0';
+		bin[i].row = SIZE_MAX;
+		bin[i].cut = maybe_cut(tag->modname) || maybe_cut(tag->function) || maybe_cut(tag->filename);
+		if (bin[i].cut && text_rows(names, tag, &whole) > 1) {
+			ambiguous = true;
+			continue;
+		}
 		/* the text's signed bytes: a sum below 0 (CPUs racing) comes as a huge u64 */
 		r->bytes = (int64_t)bin[i].d.counter.bytes;
 		r->calls = bin[i].d.counter.calls;
 		r->accurate = bin[i].d.counter.accurate;
-		bin[i].cut = maybe_cut(tag->modname) || maybe_cut(tag->function) || maybe_cut(tag->filename);
+		bin[i].row = rows++;
 		if (bin[i].cut) {
-			if (put_cut_names(t, names, &bin[i]))
+			if (put_cut_names(t, whole, &bin[i]))
 				return -ENOMEM;
 			continue;
 		}
@@ -186,13 +270,31 @@ static int fill_rows(struct allocinfo_table *t, const struct allocinfo_names *na
 		r->func = tag->function;
 	}
 	for (size_t i = 0; i < n; i++) /* t->text has stopped moving */
-		if (bin[i].cut) {
-			t->rows[i].site = t->text + bin[i].at[0];
-			t->rows[i].module = t->text + bin[i].at[1];
-			t->rows[i].func = t->text + bin[i].at[2];
+		if (bin[i].cut && bin[i].row != SIZE_MAX) {
+			t->rows[bin[i].row].site = t->text + bin[i].at[0];
+			t->rows[bin[i].row].module = t->text + bin[i].at[1];
+			t->rows[bin[i].row].func = t->text + bin[i].at[2];
 		}
-	t->nr_rows = n;
+	if (ambiguous && add_text_rows(t, names, &rows))
+		return -ENOMEM;
+	t->nr_rows = rows;
 	return 0;
+}
+
+/* Whether one of the @n rows in t->bin has cut names that more than one text row fits. */
+static bool any_ambiguous(const struct allocinfo_table *t, const struct allocinfo_names *names, size_t n)
+{
+	const struct bin_row *bin = t->bin;
+	const struct alloc_row *first;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct allocinfo_abi_tag *tag = &bin[i].d.tag;
+
+		if ((maybe_cut(tag->modname) || maybe_cut(tag->function) || maybe_cut(tag->filename)) &&
+		    text_rows(names, tag, &first) > 1)
+			return true;
+	}
+	return false;
 }
 
 /* One walk: every row with bytes >= 1; -EAGAIN when the content id moved meanwhile. */
@@ -235,8 +337,15 @@ static int walk(const struct allocinfo_ioctl_io *io, struct allocinfo_names *nam
 	if (err != -ENOENT)
 		goto fail;
 	err = io->request(io->ctx, ALLOCINFO_ABI_IOC_CONTENT_ID, &after);
-	if (!err)
-		err = fill_rows(t, names, n);
+	if (err)
+		goto fail;
+	/* sites the ioctl cannot tell apart come from the text: a read of it now, not the last one's */
+	if (any_ambiguous(t, names, n)) {
+		err = io->read_text(io->ctx, &names->text, why, why_len);
+		if (err)
+			return err;
+	}
+	err = fill_rows(t, names, n);
 	if (err)
 		goto fail;
 	return after.id == before.id ? 0 : -EAGAIN;

@@ -58,13 +58,36 @@ static uint64_t name_hash(const struct alloc_row *r)
 	return h;
 }
 
+/* Sums that stop at the type's largest value instead of wrapping. */
+static int64_t add_bytes(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static uint64_t add_calls(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * Whether a row holds memory. The kernel sums a site's per-CPU counters
+ * into a signed number as it prints them; below 0 means the CPUs' counts
+ * raced (a free counted before its allocation), not memory held: such a row
+ * holds none, as a row of 0 bytes, and both are left out (the binary
+ * reader's MIN_SIZE 1 leaves the zeros in the kernel; its negatives come as
+ * numbers above INT64_MAX and read as the text's).
+ */
+static bool holds_memory(const struct alloc_row *r)
+{
+	return r->bytes > 0;
+}
+
 /*
  * The call sites of @t that hold memory, one row per (site, module, func):
  * the kernel lists some twice (two tags at one line, e.g. a macro used twice
- * there), and their series are one. A row of 0 bytes is left out, as the
- * binary reader's MIN_SIZE 1 leaves it in the kernel: both readers rank the
- * same rows. Into t->sites (@n of them), in the order first seen: grouped
- * by a hash of the names, linear probing, at most half full.
+ * there), and their series are one. Into t->sites (@n of them), in the
+ * order first seen: grouped by a hash of the names, linear probing, at most
+ * half full.
  */
 static int merge_sites(struct allocinfo_table *t, size_t *n)
 {
@@ -75,7 +98,7 @@ static int merge_sites(struct allocinfo_table *t, size_t *n)
 		return -ENOMEM;
 	t->sites = sites;
 	for (size_t i = 0; i < t->nr_rows; i++)
-		held += t->rows[i].bytes != 0;
+		held += holds_memory(&t->rows[i]);
 	while (nr_slots < 2 * held)
 		nr_slots *= 2;
 	slots = malloc(nr_slots * sizeof(*slots));
@@ -88,7 +111,7 @@ static int merge_sites(struct allocinfo_table *t, size_t *n)
 		struct alloc_row *same;
 		size_t at;
 
-		if (!row->bytes)
+		if (!holds_memory(row))
 			continue;
 		at = (size_t)name_hash(row) & (nr_slots - 1);
 		while (slots[at] != SIZE_MAX && cmp_names(&sites[slots[at]], row))
@@ -99,8 +122,8 @@ static int merge_sites(struct allocinfo_table *t, size_t *n)
 			continue;
 		}
 		same = &sites[slots[at]];
-		same->bytes = (int64_t)((uint64_t)same->bytes + (uint64_t)row->bytes);
-		same->calls += row->calls;
+		same->bytes = add_bytes(same->bytes, row->bytes);
+		same->calls = add_calls(same->calls, row->calls);
 		same->accurate &= row->accurate;
 	}
 	free(slots);
@@ -162,24 +185,28 @@ static size_t select_top(const struct alloc_row *sites, size_t nr, size_t n, con
 
 int allocinfo_top(struct allocinfo_table *t, size_t n, const struct alloc_row **top, struct alloc_other *other)
 {
-	size_t k, nr, inaccurate = 0;
+	bool *in_top;
+	size_t k, nr;
 
 	memset(other, 0, sizeof(*other));
+	other->accurate = true;
 	if (merge_sites(t, &nr))
 		return -ENOMEM;
-	/* all of them, less the top: in unsigned, a sum past INT64_MAX wraps (only made-up files get there) */
-	for (size_t i = 0; i < nr; i++) {
-		other->bytes = (int64_t)((uint64_t)other->bytes + (uint64_t)t->sites[i].bytes);
-		other->calls += t->sites[i].calls;
-		inaccurate += !t->sites[i].accurate;
-	}
+	in_top = calloc(nr ? nr : 1, sizeof(*in_top));
+	if (!in_top)
+		return -ENOMEM;
 	k = select_top(t->sites, nr, n, top);
-	for (size_t i = 0; i < k; i++) {
-		other->bytes = (int64_t)((uint64_t)other->bytes - (uint64_t)top[i]->bytes);
-		other->calls -= top[i]->calls;
-		inaccurate -= !top[i]->accurate;
+	for (size_t i = 0; i < k; i++)
+		in_top[top[i] - t->sites] = true;
+	/* the rest, summed without wrapping (only made-up files come near) */
+	for (size_t i = 0; i < nr; i++) {
+		if (in_top[i])
+			continue;
+		other->bytes = add_bytes(other->bytes, t->sites[i].bytes);
+		other->calls = add_calls(other->calls, t->sites[i].calls);
+		other->accurate &= t->sites[i].accurate;
 	}
 	other->sites = nr - k;
-	other->accurate = inaccurate == 0;
+	free(in_top);
 	return (int)k;
 }

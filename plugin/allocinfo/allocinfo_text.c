@@ -34,31 +34,36 @@ static void skip_spaces(struct cursor *c)
 		c->p++;
 }
 
-/* An unsigned decimal at the cursor (at least one digit, no overflow); false otherwise. */
-static bool take_u64(struct cursor *c, uint64_t *out)
+/*
+ * A field's number at the cursor: digits (after a '-' when @sign), ending
+ * at a space or the line's end. NULL, or what is wrong with it, naming the
+ * field @what ("the size").
+ */
+static const char *take_number(struct cursor *c, bool sign, const char *what, int64_t *s, uint64_t *u, char *why,
+			       size_t why_len)
 {
+	bool neg = sign && c->p < c->end && *c->p == '-';
+	char *start = c->p + neg;
 	uint64_t v = 0;
-	char *start = c->p;
+	bool over = false;
 
-	for (; c->p < c->end && is_digit(*c->p); c->p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*c->p - '0')) / 10)
-			return false;
+	for (c->p = start; c->p < c->end && is_digit(*c->p); c->p++) {
+		over |= v > (UINT64_MAX - (uint64_t)(*c->p - '0')) / 10;
 		v = v * 10 + (uint64_t)(*c->p - '0');
 	}
-	*out = v;
-	return c->p > start;
-}
-
-static bool take_i64(struct cursor *c, int64_t *out)
-{
-	bool neg = c->p < c->end && *c->p == '-';
-	uint64_t v;
-
-	c->p += neg;
-	if (!take_u64(c, &v) || v > (uint64_t)INT64_MAX + neg)
-		return false;
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return true;
+	if (c->p == start || (c->p < c->end && *c->p != ' '))
+		snprintf(why, why_len, "%s is not a number", what);
+	else if (over || (sign && v > (uint64_t)INT64_MAX + neg))
+		snprintf(why, why_len, "%s is past the range of %s 64-bit number", what, sign ? "a signed" : "an unsigned");
+	else
+		why = NULL;
+	if (why)
+		return why;
+	if (sign)
+		*s = neg ? (int64_t)(0 - v) : (int64_t)v;
+	else
+		*u = v;
+	return NULL;
 }
 
 /* The next space-separated token at the cursor, NUL-terminated in place; NULL at the line's end. */
@@ -92,20 +97,26 @@ static bool is_site(const char *tok)
 	return true;
 }
 
-/* One row; NULL, or why it is damaged. */
-static const char *parse_row(struct cursor *c, struct alloc_row *row)
+/* One row; NULL, or why it is damaged (in @buf when it names a field). */
+static const char *parse_row(struct cursor *c, struct alloc_row *row, char *buf, size_t buf_len)
 {
+	const char *bad;
 	char *tok;
 
 	skip_spaces(c);
-	if (!take_i64(c, &row->bytes))
-		return "the size is not a number";
-	if (c->p >= c->end || *c->p != ' ')
-		return "no space after the size";
+	if (c->p >= c->end)
+		return "no size";
+	bad = take_number(c, true, "the size", &row->bytes, NULL, buf, buf_len);
+	if (bad)
+		return bad;
 	skip_spaces(c);
-	if (!take_u64(c, &row->calls))
-		return "the call count is not a number";
-	if (c->p >= c->end || *c->p != ' ')
+	if (c->p >= c->end)
+		return "no call count after the size";
+	bad = take_number(c, false, "the call count", NULL, &row->calls, buf, buf_len);
+	if (bad)
+		return bad;
+	skip_spaces(c);
+	if (c->p >= c->end)
 		return "no tag after the call count";
 	tok = take_token(c);
 	if (!tok || !is_site(tok))
@@ -132,12 +143,22 @@ static const char *parse_row(struct cursor *c, struct alloc_row *row)
 /* The header "allocinfo - version: X.Y"; NULL, or why not. */
 static const char *parse_header(struct cursor *c, struct allocinfo_table *t)
 {
-	uint64_t major, minor;
+	uint64_t major = 0, minor = 0;
+	char *dot;
 
 	if ((size_t)(c->end - c->p) < sizeof(HEADER) - 1 || memcmp(c->p, HEADER, sizeof(HEADER) - 1) != 0)
 		return "no \"" HEADER "X.Y\" header: not an allocinfo file";
 	c->p += sizeof(HEADER) - 1;
-	if (!take_u64(c, &major) || c->p >= c->end || *c->p++ != '.' || !take_u64(c, &minor) || c->p != c->end)
+	dot = memchr(c->p, '.', (size_t)(c->end - c->p));
+	if (!dot || dot == c->p || dot + 1 == c->end)
+		return "the version is not X.Y";
+	for (; c->p < dot && is_digit(*c->p) && major < 1000000; c->p++)
+		major = major * 10 + (uint64_t)(*c->p - '0');
+	if (c->p != dot)
+		return "the version is not X.Y";
+	for (c->p = dot + 1; c->p < c->end && is_digit(*c->p) && minor < 1000000; c->p++)
+		minor = minor * 10 + (uint64_t)(*c->p - '0');
+	if (c->p != c->end)
 		return "the version is not X.Y";
 	if (major < 1 || major > 2)
 		return "an allocinfo format this version does not read (it reads 1.x and 2.x)";
@@ -151,6 +172,7 @@ int allocinfo_parse_text(struct allocinfo_table *t, char *why, size_t why_len)
 	char *p = t->text, *end = t->text + t->text_len;
 	size_t lines = 1;
 	const char *bad = NULL;
+	char field[96];
 	struct cursor c = { 0 };
 
 	t->nr_rows = 0;
@@ -174,7 +196,7 @@ int allocinfo_parse_text(struct allocinfo_table *t, char *why, size_t why_len)
 		if (c.line == 1)
 			bad = parse_header(&c, t);
 		else if (c.p < c.end && *c.p != '#')
-			bad = parse_row(&c, &t->rows[t->nr_rows++]);
+			bad = parse_row(&c, &t->rows[t->nr_rows++], field, sizeof(field));
 	}
 	if (!bad && c.line == 0)
 		bad = "the file is empty";

@@ -32,7 +32,7 @@ struct fake_tag {
 #define LONG_FILE "drivers/gpu/drm/some/very/long/vendor/path/display/dc/core/dc_resource_pool_construct.c"
 #define LONG_FUNC "dcn_resource_construct_with_a_function_name_longer_than_sixty_three_bytes"
 
-static struct fake_tag tags[] = {
+static const struct fake_tag base_tags[] = {
 	{ "", "alloc_slab_page", "mm/slub.c", 3347, 9330688, 1342, false, true },
 	{ "", "zero_site", "mm/zero.c", 1, 0, 0, true, true },
 	{ "xmod", "x_probe", "drivers/x/y.c", 45, 12288, 3, true, true },
@@ -41,7 +41,21 @@ static struct fake_tag tags[] = {
 	{ "", "small", "mm/small.c", 9, 4096, 1, true, true },
 	{ "late", LONG_FUNC, LONG_FILE, 99, 8192, 2, true, false },
 };
-#define NR_TAGS (sizeof(tags) / sizeof(tags[0]))
+#define NR_TAGS (sizeof(base_tags) / sizeof(base_tags[0]))
+
+/*
+ * Two sites of one module whose files share their last 63 bytes (and their
+ * line and function): the ioctl's cut names cannot tell them apart.
+ */
+#define TWIN_TAIL "/a/directory/path/long/enough/that/the/last/sixty/three/bytes/are/the/same.c"
+static const struct fake_tag twin_tags[] = {
+	{ "twin", "twin_alloc", "drivers/one" TWIN_TAIL, 12, 204800, 50, true, true },
+	{ "twin", "twin_alloc", "drivers/other" TWIN_TAIL, 12, 102400, 25, true, true },
+	{ "", "small", "mm/small.c", 9, 4096, 1, true, true },
+};
+
+/* the tags the fake kernel has */
+static const struct fake_tag *tags = base_tags;
 
 struct fake_kernel {
 	uint64_t id;
@@ -214,6 +228,52 @@ static void test_retry_and_marked_names(void **state)
 	allocinfo_names_free(&names);
 }
 
+/*
+ * Sites the cut names cannot tell apart are taken from the text, both of
+ * them, each with its own bytes and calls: not one row holding both.
+ */
+static void test_twins_from_text(void **state)
+{
+	struct allocinfo_names names = { 0 };
+	struct allocinfo_table t, text;
+	const struct alloc_row *a[3], *b[3];
+	struct alloc_other oa, ob;
+	size_t twins = 0;
+	char why[256];
+
+	(void)state;
+	assert_true(strlen("drivers/one" TWIN_TAIL) > 63 && strlen(TWIN_TAIL) >= 63);
+	tags = twin_tags;
+	kernel = (struct fake_kernel){ .id = 3, .nr = 3 };
+	allocinfo_table_init(&t);
+	allocinfo_table_init(&text);
+	assert_int_equal(allocinfo_read_ioctl(&io, &names, &t, why, sizeof(why)), 0);
+	assert_int_equal(t.nr_rows, 3);
+	for (size_t i = 0; i < t.nr_rows; i++) {
+		const struct alloc_row *r = &t.rows[i];
+
+		if (strcmp(r->module, "twin"))
+			continue;
+		twins++;
+		if (!strcmp(r->site, "drivers/one" TWIN_TAIL ":12"))
+			assert_true(r->bytes == 204800 && r->calls == 50);
+		else if (!strcmp(r->site, "drivers/other" TWIN_TAIL ":12"))
+			assert_true(r->bytes == 102400 && r->calls == 25);
+		else
+			fail_msg("a twin row with site %s", r->site);
+	}
+	assert_int_equal(twins, 2);
+	assert_int_equal(fake_read_text(&kernel, &text, why, sizeof(why)), 0);
+	assert_int_equal(allocinfo_top(&t, 1, a, &oa), 1);
+	assert_int_equal(allocinfo_top(&text, 1, b, &ob), 1);
+	assert_string_equal(a[0]->site, b[0]->site);
+	assert_true(oa.bytes == ob.bytes && oa.calls == ob.calls && oa.sites == ob.sites);
+	allocinfo_table_free(&t);
+	allocinfo_table_free(&text);
+	allocinfo_names_free(&names);
+	tags = base_tags;
+}
+
 /* Before Linux 7.3: ENOTTY is "no binary interface". */
 static void test_no_ioctl(void **state)
 {
@@ -235,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_equals_text),
 		cmocka_unit_test(test_retry_and_marked_names),
+		cmocka_unit_test(test_twins_from_text),
 		cmocka_unit_test(test_no_ioctl),
 	};
 

@@ -17,6 +17,8 @@
  *                             the ioctl's 63 bytes
  *   allocmod_deep_alloc       1 x kmalloc(512), in a file whose path is longer
  *                             than 63 bytes (deep.c: its #line)
+ *   allocmod_twin_alloc       50 and 25 x kmalloc(4096) at two sites whose file
+ *                             names share their last 63 bytes (twin_a.c, twin_b.c)
  */
 #include <linux/gfp.h>
 #include <linux/module.h>
@@ -105,6 +107,8 @@ static void allocmod_free(void)
 	for (i = 0; i < LONG_N; i++)
 		kfree(longname[i]);
 	allocmod_deep_free(deep);
+	allocmod_twin_a_free();
+	allocmod_twin_b_free();
 }
 
 static int __init allocmod_init(void)
@@ -127,12 +131,16 @@ static int __init allocmod_init(void)
 		if (!deep)
 			err = -ENOMEM;
 	}
+	if (!err)
+		err = allocmod_twin_a_alloc();
+	if (!err)
+		err = allocmod_twin_b_alloc();
 	if (err) {
 		/* the arrays are static (zeroed): frees what was allocated */
 		allocmod_free();
 		return err;
 	}
-	pr_info("allocmod: allocated from 7 call sites\n");
+	pr_info("allocmod: allocated from 9 call sites\n");
 	return 0;
 }
 

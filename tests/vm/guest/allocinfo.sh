@@ -14,6 +14,9 @@
 #                       backend: the kernel has no BPF), and the real
 #                       collectd with memcg_bpf shipping to VictoriaMetrics
 #   allocinfo_readers   the CLI's top 25 by ioctl = by text = the file
+#   allocinfo_twins     two sites whose file names share their last 63
+#                       bytes (the ioctl cuts names to them): both readers
+#                       give each with its own bytes and calls, as the file
 #   allocinfo_ship      collectd with AllocInfo into VictoriaMetrics: insmod
 #                       brings allocmod's series (module="allocmod", whole
 #                       names), rmmod makes them stale, vm.mem_profiling 0
@@ -32,6 +35,12 @@ allocmod_vmalloc 262656 65
 allocmod_pages 16384 1
 allocmod_a_call_site_whose_function_name_runs_past_the_ioctl_limit_of_63_bytes 384 3
 allocmod_deep_alloc 512 1"
+# its twin sites (tests/vm/allocmod/twin_a.c, twin_b.c): one function name,
+# files that share their last 63 bytes: "SITE BYTES CALLS"
+ALLOCMOD_TWIN_TAIL=/directories/named/so/that/the/last/sixty/three/bytes/of/both/twin.c
+ALLOCMOD_TWINS="allocmod/a$ALLOCMOD_TWIN_TAIL:6 204800 50
+allocmod/bb$ALLOCMOD_TWIN_TAIL:6 102400 25"
+ALLOCMOD_ROWS=9
 
 # allocmod_rows FILE: the rows of module allocmod in FILE (a copy of
 # /proc/allocinfo) as "FUNCTION BYTES CALLS FILE:LINE REST".
@@ -81,9 +90,16 @@ t_allocinfo_kernel() {
 			[ -z "$5" ] || echo "; $f: '$5' after the name"
 		done
 	} > "$WORK/allocmod.bad"
+	echo "$ALLOCMOD_TWINS" | while read -r site bytes calls; do
+		row=$(awk -v s="$site" '$1 == "allocmod_twin_alloc" && $4 == s' "$WORK/allocmod.rows")
+		[ "$(echo "$row" | grep -c .)" -eq 1 ] || { echo "; no one row of $site"; continue; }
+		# shellcheck disable=SC2086 # the row's fields
+		set -- $row
+		[ "$2 $3" = "$bytes $calls" ] || echo "; $site: $2 bytes $3 calls, not $bytes $calls"
+	done >> "$WORK/allocmod.bad"
 	bad=$(tr -d '\n' < "$WORK/allocmod.bad")
 	n=$(wc -l < "$WORK/allocmod.rows")
-	[ "$n" -eq 7 ] || bad="$bad; $n allocmod rows, not 7"
+	[ "$n" -eq $ALLOCMOD_ROWS ] || bad="$bad; $n allocmod rows, not $ALLOCMOD_ROWS"
 	if [ -n "$bad" ]; then why "after insmod: ${bad#; }"; rmmod allocmod; return 1; fi
 	rows2=$(($(wc -l < "$WORK/allocinfo.loaded") - 2))
 	info "insmod: $n allocmod rows ($(awk '{ print $4 }' "$WORK/allocmod.rows" | tr '\n' ' ')), $rows2 call sites in all"
@@ -194,6 +210,38 @@ t_allocinfo_readers() {
 	info "the top 25 by ioctl and by text: $n stable sites, the same, in the same order, with the file's bytes and calls ($(head -n 1 "$WORK/ai.rows.ioctl")); the rest moved with the reads"
 }
 
+# allocinfo_twins: allocmod's twin sites (their file names share the last 63
+# bytes the ioctl gives) from the binary and the text reader, each as the
+# file says: the ioctl reader must not fold them into one row.
+t_allocinfo_twins() {
+	[ -f "$ALLOCMOD" ] || { why "no $ALLOCMOD in the initramfs"; return 1; }
+	insmod "$ALLOCMOD" 2> "$WORK/insmod.err" || { why "insmod $ALLOCMOD: $(first_line "$WORK/insmod.err")"; return 1; }
+	bad=
+	for r in ioctl text; do
+		memcg-bpf-sample --allocinfo --allocinfo-backend $r --allocinfo-top 100000 -f json > "$WORK/tw.$r" 2> "$WORK/tw.err" ||
+			bad="$bad; $r reader: $(first_line "$WORK/tw.err")"
+	done
+	cat "$ALLOCINFO" > "$WORK/tw.file"
+	rmmod allocmod
+	[ -z "$bad" ] || { why "${bad#; }"; return 1; }
+	ai_sites "$WORK/tw.file" > "$WORK/tw.sites.file"
+	bad=$(echo "$ALLOCMOD_TWINS" | while read -r site bytes calls; do
+		want="$site allocmod allocmod_twin_alloc $bytes $calls"
+		grep -qxF "$want" "$WORK/tw.sites.file" || printf '; the file has no "%s"' "$want"
+		for r in ioctl text; do
+			got=$(ai_rows "$WORK/tw.$r" | awk -v s="$site" '$1 == s && $2 == "allocmod"')
+			[ "$got" = "$want" ] || printf '; %s: "%s", not "%s"' "$r" "${got:-nothing}" "$want"
+		done
+	done)
+	# nothing else of allocmod's at that line (a row holding both sites' counts)
+	for r in ioctl text; do
+		n=$(ai_rows "$WORK/tw.$r" | grep -c ' allocmod allocmod_twin_alloc ')
+		[ "$n" -eq 2 ] || bad="$bad; $r: $n rows of allocmod_twin_alloc, not 2"
+	done
+	[ -z "$bad" ] || { why "$(echo "${bad#; }" | cut -c 1-400)"; return 1; }
+	info "twins (files sharing their last 63 bytes, one line, one function): both readers give each site as the file ($(echo "$ALLOCMOD_TWINS" | awk '{ printf "%s B, %s calls; ", $2, $3 }'))"
+}
+
 # ai_vm_count QUERY: the number of series QUERY finds in VictoriaMetrics (0 when none).
 ai_vm_count() {
 	n=$(rx_query "$VM_URL" "count($1)" | cut -d' ' -f1)
@@ -250,16 +298,21 @@ t_allocinfo_ship() {
 		{ ai_ship_fail "$d" "allocmod series before insmod"; return 1; }
 
 	insmod "$ALLOCMOD" 2> "$WORK/insmod.err" || { ai_ship_fail "$d" "insmod: $(first_line "$WORK/insmod.err")"; return 1; }
-	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",module="allocmod"}' 7 30 ||
-		{ ai_ship_fail "$d" "$(ai_vm_count 'memcg_bpf_kernel_alloc_bytes{module="allocmod"}') allocmod series 30 s after insmod, not 7"; return 1; }
+	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",module="allocmod"}' $ALLOCMOD_ROWS 30 ||
+		{ ai_ship_fail "$d" "$(ai_vm_count 'memcg_bpf_kernel_alloc_bytes{module="allocmod"}') allocmod series 30 s after insmod, not $ALLOCMOD_ROWS"; return 1; }
 	sleep 2 # a read after the first: the counts settled
 	bad=$(echo "$ALLOCMOD_SITES" | while read -r f bytes calls; do
 		b=$(rx_query "$VM_URL" "memcg_bpf_kernel_alloc_bytes{module=\"allocmod\",func=\"$f\"}" | cut -d' ' -f1)
 		c=$(rx_query "$VM_URL" "memcg_bpf_kernel_alloc_calls{module=\"allocmod\",func=\"$f\"}" | cut -d' ' -f1)
 		[ "$b $c" = "$bytes $calls" ] || printf '; %s: %s bytes %s calls, not %s %s' "$f" "${b:-no}" "${c:-no}" "$bytes" "$calls"
 	done)
+	bad=$bad$(echo "$ALLOCMOD_TWINS" | while read -r site bytes calls; do
+		b=$(rx_query "$VM_URL" "memcg_bpf_kernel_alloc_bytes{module=\"allocmod\",site=\"$site\"}" | cut -d' ' -f1)
+		c=$(rx_query "$VM_URL" "memcg_bpf_kernel_alloc_calls{module=\"allocmod\",site=\"$site\"}" | cut -d' ' -f1)
+		[ "$b $c" = "$bytes $calls" ] || printf '; %s: %s bytes %s calls, not %s %s' "$site" "${b:-no}" "${c:-no}" "$bytes" "$calls"
+	done)
 	[ -z "$bad" ] || { ai_ship_fail "$d" "after insmod: ${bad#; }"; return 1; }
-	info "insmod: 7 series with module=\"allocmod\" at the receiver, bytes and calls as allocated, the 76-byte function name whole"
+	info "insmod: $ALLOCMOD_ROWS series with module=\"allocmod\" at the receiver, bytes and calls as allocated, the 76-byte function name whole, the twin sites apart"
 
 	rmmod allocmod 2> "$WORK/rmmod.err" || { ai_ship_fail "$d" "rmmod: $(first_line "$WORK/rmmod.err")"; return 1; }
 	ai_wait_count 'memcg_bpf_kernel_alloc_bytes{run="ship",module="allocmod"}' 0 10 ||

@@ -1037,6 +1037,7 @@ allocinfo) # the allocation profiling kernel (issue 37; tests/vm/build-profiling
 	run_test allocinfo_kernel t_allocinfo_kernel
 	run_test allocinfo_collectd t_allocinfo_collectd
 	run_test allocinfo_readers t_allocinfo_readers
+	run_test allocinfo_twins t_allocinfo_twins
 	run_test allocinfo_ship t_allocinfo_ship
 	;;
 allocinfo_bench) # text and binary reader of /proc/allocinfo (make bench, issue 37)
