@@ -381,7 +381,8 @@ static int keep_printed(const struct sampler *s, const struct stat_presence *p, 
 	*nr_kept = 0;
 	absent[0] = '\0';
 	for (size_t i = 0; i < nr; i++) {
-		if (stat_presence_has(p, stats[i])) {
+		/* what this cgroup version lacks altogether the backends say, stat by stat */
+		if (!stat_on_version(stats[i], s->mount.version) || stat_presence_has(p, stats[i])) {
 			kept[(*nr_kept)++] = stats[i];
 			continue;
 		}
