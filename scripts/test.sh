@@ -127,8 +127,10 @@ echo "=== where the time went (wall seconds; the vm and host lanes ran side by s
 	printf '  %-34s %-5s %7s\n' step lane seconds
 	while IFS='|' read -r lane name secs; do
 		printf '  %-34s %-5s %7s\n' "$name" "$lane" "$secs"
-		[ "$name" != "make vmcheck" ] || sed -n 's/^  \([a-z0-9_.]*\): kernel \([^:]*\): .* in \([0-9]*\)s\( (timeout [0-9]*s)\)\{0,1\}: .*/    \1 (\2)\4|\3/p' vmcheck.log |
-			while IFS='|' read -r set secs; do printf '  %-40s %7s\n' "$set" "$secs"; done
+		[ "$name" != "make vmcheck" ] || sed -n 's/^  \([a-z0-9_.-]*\): kernel \([^:]*\): .* in \([0-9]*\)s (timeout \([0-9]*\)s): .*/\1|\2|\3|\4/p' vmcheck.log |
+			while IFS='|' read -r set kernel secs limit; do
+				printf '    %-32s %-5s %7s  (%s, timeout %s s)\n' "$set" vm "$secs" "$kernel" "$limit"
+			done
 	done < "$timing"
 	printf '  %-34s %-5s %7s\n' total "" "$(($(date +%s) - begin))"
 } | tee timing-table.txt

@@ -4,7 +4,8 @@
 # not part of make check.
 #  1. the man page follows the code (check-man.sh);
 #  2. packaging/build-deb.sh: make dist -> dpkg-buildpackage -> lintian
-#     (fails on lintian errors); the same cross-built for arm64: its
+#     (fails on lintian errors); with MEMCG_BPF_PACKAGE_ARM64=1 (make
+#     packagecheck-arm64, not in the test command) the same cross-built for arm64: its
 #     Architecture, the amd64 package's paths, AArch64 programs, the BPF
 #     objects compiled for arm64, lintian clean; both packages' programs
 #     carry no debug sections;
@@ -51,7 +52,7 @@
 #     the expected layout (the spool directory 0700 root, the drop-in with
 #     the capabilities), both man pages name the version; rpmlint says
 #     nothing that packaging/rpm/rpmlint.toml does not filter with a reason;
-#     the same cross-built for aarch64: the x86_64 RPM's paths, AArch64
+#     with MEMCG_BPF_PACKAGE_ARM64=1 the same cross-built for aarch64: the x86_64 RPM's paths, AArch64
 #     programs, BPF objects for arm64, rpmlint clean; neither RPM's programs
 #     carry debug sections.
 # Prints the time each step takes. Exit 77 (skip) when not root or when
@@ -64,6 +65,9 @@ set -eu
 src=${MEMCG_BPF_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${MEMCG_BPF_BUILDDIR:?MEMCG_BPF_BUILDDIR: the configured build directory}
 pkg=collectd-memcg-bpf
+# MEMCG_BPF_PACKAGE_ARM64=1 (make packagecheck-arm64): the arm64 .deb and the
+# aarch64 RPM too, cross-built from the same tarball (steps 2b and 7b)
+arm64=${MEMCG_BPF_PACKAGE_ARM64:-0}
 
 [ "$(id -u)" = 0 ] || { echo "packagecheck: SKIP: needs root (installs $pkg)"; exit 77; }
 for tool in dpkg-buildpackage dh rpmbuild collectd; do
@@ -197,23 +201,25 @@ step_end "$(basename "$deb"), lintian clean"
 
 # ---- 2b. the arm64 .deb, cross-built (issue 35): its Architecture, the
 # amd64 package's files, AArch64 programs, lintian clean
-step_start "cross-build the arm64 .deb (packaging/build-deb.sh OUT arm64)"
-# from the same make dist tarball as the amd64 one
-MEMCG_BPF_TARBALL=$(ls "$work"/debwork/dist-build/memcg_bpf-*.tar.gz) \
-	MEMCG_BPF_WORKDIR="$work/debwork-arm64" "$src/packaging/build-deb.sh" "$work/deb-arm64" arm64 \
-	>"$work/build-deb-arm64.out" 2>&1 || { cat "$work/build-deb-arm64.out"; fail "build-deb.sh arm64"; }
-deb_arm64=$(ls "$work"/deb-arm64/${pkg}_*_arm64.deb)
-[ "$(dpkg-deb -f "$deb_arm64" Architecture)" = arm64 ] ||
-	fail "$(basename "$deb_arm64") says Architecture: $(dpkg-deb -f "$deb_arm64" Architecture)"
-dpkg-deb -c "$deb" | awk '{ print $6 }' | sort >"$work/deb-files-amd64"
-dpkg-deb -c "$deb_arm64" | awk '{ print $6 }' | sort >"$work/deb-files-arm64"
-diff -u "$work/deb-files-amd64" "$work/deb-files-arm64" || fail "the arm64 package's files differ from the amd64 package's"
-dpkg-deb -x "$deb_arm64" "$work/deb-arm64/root"
-arm64_built "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "$work/debwork-arm64/deb/build.log" "the arm64 .deb"
-stripped "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "the arm64 .deb"
-lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb-arm64/lintian.txt" || true)
-[ "$lintian_lines" = 0 ] || { cat "$work/deb-arm64/lintian.txt"; fail "lintian has $lintian_lines findings on the arm64 package"; }
-step_end "$(basename "$deb_arm64"): Architecture arm64, the amd64 package's $(wc -l <"$work/deb-files-arm64") paths, AArch64 programs, stripped, lintian clean"
+if [ "$arm64" = 1 ]; then
+	step_start "cross-build the arm64 .deb (packaging/build-deb.sh OUT arm64)"
+	# from the same make dist tarball as the amd64 one
+	MEMCG_BPF_TARBALL=$(ls "$work"/debwork/dist-build/memcg_bpf-*.tar.gz) \
+		MEMCG_BPF_WORKDIR="$work/debwork-arm64" "$src/packaging/build-deb.sh" "$work/deb-arm64" arm64 \
+		>"$work/build-deb-arm64.out" 2>&1 || { cat "$work/build-deb-arm64.out"; fail "build-deb.sh arm64"; }
+	deb_arm64=$(ls "$work"/deb-arm64/${pkg}_*_arm64.deb)
+	[ "$(dpkg-deb -f "$deb_arm64" Architecture)" = arm64 ] ||
+		fail "$(basename "$deb_arm64") says Architecture: $(dpkg-deb -f "$deb_arm64" Architecture)"
+	dpkg-deb -c "$deb" | awk '{ print $6 }' | sort >"$work/deb-files-amd64"
+	dpkg-deb -c "$deb_arm64" | awk '{ print $6 }' | sort >"$work/deb-files-arm64"
+	diff -u "$work/deb-files-amd64" "$work/deb-files-arm64" || fail "the arm64 package's files differ from the amd64 package's"
+	dpkg-deb -x "$deb_arm64" "$work/deb-arm64/root"
+	arm64_built "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "$work/debwork-arm64/deb/build.log" "the arm64 .deb"
+	stripped "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "the arm64 .deb"
+	lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb-arm64/lintian.txt" || true)
+	[ "$lintian_lines" = 0 ] || { cat "$work/deb-arm64/lintian.txt"; fail "lintian has $lintian_lines findings on the arm64 package"; }
+	step_end "$(basename "$deb_arm64"): Architecture arm64, the amd64 package's $(wc -l <"$work/deb-files-arm64") paths, AArch64 programs, stripped, lintian clean"
+fi
 
 # ---- 3. install, layout, collectd, purge
 step_start "apt-get install ./$(basename "$deb")"
@@ -559,19 +565,21 @@ done
 step_end "$(basename "$rpmfile"): layout as expected, programs stripped, spool 0700 root, drop-in with LimitNOFILE and CAP_BPF CAP_PERFMON, man pages name $rpm_version; rpmlint: $(tail -n 1 "$work/rpm/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//'), every filtered message explained"
 
 # ---- 7b. the aarch64 RPM, cross-built from the same tarball (issue 35)
-step_start "cross-build the aarch64 RPM (packaging/build-rpm.sh OUT aarch64)"
-MEMCG_BPF_TARBALL="$tarball" MEMCG_BPF_WORKDIR="$work/rpmwork-aarch64" "$src/packaging/build-rpm.sh" "$work/rpm-aarch64" aarch64 \
-	>"$work/build-rpm-aarch64.out" 2>&1 || { cat "$work/build-rpm-aarch64.out"; fail "build-rpm.sh aarch64"; }
-rpm_aarch64=$(ls "$work"/rpm-aarch64/$pkg-[0-9]*.aarch64.rpm)
-[ "$(rpm -qp --qf '%{ARCH}' "$rpm_aarch64" 2>/dev/null)" = aarch64 ] || fail "$(basename "$rpm_aarch64") is not an aarch64 package"
-grep -q ' 0 errors, 0 warnings' "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null ||
-	{ cat "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null; fail "rpmlint on the aarch64 RPM reports what packaging/rpm/rpmlint.toml does not explain"; }
-rpm -qlp "$rpm_aarch64" 2>/dev/null | grep -v '^/usr/lib/\.build-id' | sort >"$work/rpm-ql-aarch64"
-diff -u "$work/rpm-ql" "$work/rpm-ql-aarch64" || fail "the aarch64 RPM's files differ from the x86_64 RPM's"
-mkdir -p "$work/rpm-aarch64/x"
-(cd "$work/rpm-aarch64/x" && rpm2cpio "$rpm_aarch64" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$rpm_aarch64")"
-arm64_built "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "$work/rpm-aarch64/build.log" "the aarch64 RPM"
-stripped "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "the aarch64 RPM"
-step_end "$(basename "$rpm_aarch64"): the x86_64 RPM's $(wc -l <"$work/rpm-ql-aarch64") paths, AArch64 programs, stripped, BPF objects for arm64; rpmlint: $(tail -n 1 "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
+if [ "$arm64" = 1 ]; then
+	step_start "cross-build the aarch64 RPM (packaging/build-rpm.sh OUT aarch64)"
+	MEMCG_BPF_TARBALL="$tarball" MEMCG_BPF_WORKDIR="$work/rpmwork-aarch64" "$src/packaging/build-rpm.sh" "$work/rpm-aarch64" aarch64 \
+		>"$work/build-rpm-aarch64.out" 2>&1 || { cat "$work/build-rpm-aarch64.out"; fail "build-rpm.sh aarch64"; }
+	rpm_aarch64=$(ls "$work"/rpm-aarch64/$pkg-[0-9]*.aarch64.rpm)
+	[ "$(rpm -qp --qf '%{ARCH}' "$rpm_aarch64" 2>/dev/null)" = aarch64 ] || fail "$(basename "$rpm_aarch64") is not an aarch64 package"
+	grep -q ' 0 errors, 0 warnings' "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null ||
+		{ cat "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null; fail "rpmlint on the aarch64 RPM reports what packaging/rpm/rpmlint.toml does not explain"; }
+	rpm -qlp "$rpm_aarch64" 2>/dev/null | grep -v '^/usr/lib/\.build-id' | sort >"$work/rpm-ql-aarch64"
+	diff -u "$work/rpm-ql" "$work/rpm-ql-aarch64" || fail "the aarch64 RPM's files differ from the x86_64 RPM's"
+	mkdir -p "$work/rpm-aarch64/x"
+	(cd "$work/rpm-aarch64/x" && rpm2cpio "$rpm_aarch64" | cpio -idm --quiet) || fail "rpm2cpio $(basename "$rpm_aarch64")"
+	arm64_built "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "$work/rpm-aarch64/build.log" "the aarch64 RPM"
+	stripped "$work/rpm-aarch64/x" usr/lib64/collectd/memcg_bpf.so "the aarch64 RPM"
+	step_end "$(basename "$rpm_aarch64"): the x86_64 RPM's $(wc -l <"$work/rpm-ql-aarch64") paths, AArch64 programs, stripped, BPF objects for arm64; rpmlint: $(tail -n 1 "$work/rpm-aarch64/rpmlint.txt" 2>/dev/null | sed 's/ *has taken.*//')"
+fi
 
 echo "packagecheck: all ok in $(($(date +%s) - t_all)) s"
