@@ -875,6 +875,7 @@ kfunc) # the kfunc walk on the big tree: values, collectd, churn, memory
 	run_test unknown_stat t_unknown_stat
 	run_test unprivileged_bpf t_unprivileged_bpf
 	run_test values_bpf_grow t_values_bpf_grow
+	run_test matrix_auto t_matrix_auto
 	;;
 kfunc_oom) # the same kernel: OOM kills end to end, identity labels, hostile names, the budget
 	run_test oom_events_scope t_oom_events_scope
@@ -895,11 +896,13 @@ fallback) # 6.12, two NUMA nodes: bpf-core. The kfunc sets' identity, hostile
 	run_test oom_events_scope t_oom_events_scope
 	run_test oom_gone t_oom_gone
 	run_test numa_values_core t_numa_values_core
+	run_test matrix_auto t_matrix_auto
 	;;
 bookworm) # 6.1, two NUMA nodes: bpf-core with the counters indexed by enum value
 	core_set
 	run_test oom_gone t_oom_gone
 	run_test numa_values_core t_numa_values_core
+	run_test matrix_auto t_matrix_auto
 	;;
 matrix) # the other layout families (tests/vm/kernels.list), two NUMA nodes
 	run_test tree_200 t_tree_200
