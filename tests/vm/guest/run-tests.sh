@@ -384,7 +384,7 @@ proc_rss() {
 }
 proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 
-# Churn soak: for VMTEST_SOAK_SECONDS (130) guest/churn.c makes and removes
+# Churn soak: for VMTEST_SOAK_SECONDS (100) guest/churn.c makes and removes
 # cgroups below /vsoak as fast as it can (VMTEST_SOAK_WORKERS processes, 48
 # names each re-used over and over, 24 alive per worker at any moment; the
 # names include odd bytes and a 255-byte one) while
@@ -434,7 +434,7 @@ per_cgroup() {
 }
 
 t_churn_soak() {
-	secs=${VMTEST_SOAK_SECONDS:-130}
+	secs=${VMTEST_SOAK_SECONDS:-100}
 	workers=${VMTEST_SOAK_WORKERS:-4}
 	# The churn must be real, whatever the host lends the guest: at least
 	# this many cgroups made in the run (~250-330/s on an idle host, 55/s
