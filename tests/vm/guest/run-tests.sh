@@ -257,7 +257,15 @@ collectd_values() {
 	deadline=$((start + ${VMTEST_CD_SAMPLES_SECONDS:-360}))
 	self_csv() { ls "$d/csv/$CD_HOST/memcg_bpf-self/count-cgroups_selected"-* 2>/dev/null | head -n 1; }
 	while [ "$(csv_rows "$(self_csv)")" -lt 1 ]; do
-		if [ "$(date +%s)" -gt $deadline ] || ! kill -0 $cpid 2>/dev/null; then
+		if ! kill -0 $cpid 2>/dev/null; then
+			wait $cpid
+			cdrc=$?
+			cat "$d/stdout" "$d/collectd.log"
+			dmesg | tail -n 20
+			why "collectd died after $(($(date +%s) - start)) s (status $cdrc$(dmesg | grep -q 'Killed process.*collectd' && echo ', OOM-killed')) before its first sample was written ($(find "$d/csv" -type f | wc -l) csv files)"
+			return 1
+		fi
+		if [ "$(date +%s)" -gt $deadline ]; then
 			cat "$d/stdout" "$d/collectd.log"
 			why "no sample written in $((deadline - start)) s ($(find "$d/csv" -type f | wc -l) csv files): $(grep -iE 'error' "$d/collectd.log" "$d/stdout" | head -n 1 | cut -c 1-200)"
 			kill -KILL $cpid 2>/dev/null
