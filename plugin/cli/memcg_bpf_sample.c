@@ -58,7 +58,7 @@ static void usage(FILE *out)
 		"Samples memory-cgroup stats of every cgroup under a root, as the memcg_bpf\n"
 		"collectd plugin does.\n\n"
 		"  -r, --root DIR        cgroup root (default /sys/fs/cgroup)\n"
-		"  -s, --stats LIST      comma-separated memory.stat names, or \"all\"\n"
+		"  -s, --stats LIST      comma-separated memory.stat names, \"all\" or \"default\"\n"
 		"                        (default: %s)\n"
 		"  -b, --backend NAME    auto (default), bpf, bpf-core or text\n"
 		"  -d, --max-depth N     levels below the root to walk (default: all)\n"

@@ -492,6 +492,25 @@ static void log_too_many(const char *key, const char *name, size_t max)
 		mb_err("too many stats selected (at most %zu)", max);
 }
 
+/* The default set's stats of @cat, added to @out as "all" adds every one. */
+static int add_defaults(const struct stat_def *cat, size_t nr, const struct stat_def **out, size_t max, size_t *count)
+{
+	const char *p = STAT_DEFAULT_LIST;
+	int err = 0;
+
+	while (*p && !err) {
+		size_t len = strcspn(p, ",");
+
+		for (size_t i = 0; i < nr; i++)
+			if (strlen(cat[i].name) == len && !strncmp(cat[i].name, p, len)) {
+				err = add_unique(&cat[i], out, max, count);
+				break;
+			}
+		p += len + (p[len] == ',');
+	}
+	return err;
+}
+
 static int select_in(const struct stat_def *cat, size_t nr, const char *key, const char *name,
 		     const struct stat_def **out, size_t max, size_t *count)
 {
@@ -501,6 +520,8 @@ static int select_in(const struct stat_def *cat, size_t nr, const char *key, con
 	if (strcasecmp(name, "all") == 0) {
 		for (size_t i = 0; i < nr && !err; i++)
 			err = add_unique(&cat[i], out, max, count);
+	} else if (cat == catalog && strcasecmp(name, "default") == 0) {
+		err = add_defaults(cat, nr, out, max, count);
 	} else {
 		def = lookup_in(cat, nr, name);
 		if (!def) {

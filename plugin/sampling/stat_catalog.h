@@ -136,8 +136,9 @@ int stat_suggest(const char *name, char *buf, size_t len, int max);
  * The one parser of stat selections, for the config's Stat values and the
  * CLI's --stats list alike.
  *
- * stat_select() adds the stat @name, or the whole catalog for "all" (in any
- * case), to the *@count catalog pointers in @out, keeping the order in which
+ * stat_select() adds the stat @name, the whole catalog for "all" or the
+ * default set (STAT_DEFAULT_LIST) for "default" (either in any case), to the
+ * *@count catalog pointers in @out, keeping the order in which
  * they were first named and dropping duplicates. An unknown name fails with
  * -EINVAL after one error naming it and the nearest valid names; more than
  * @max stats fails with -E2BIG after one error. @key is the config key the

@@ -166,6 +166,30 @@ static void test_parse_empty_list_is_the_default(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* "default" adds the default set: Stat "default" "swap_current" keeps every default stat. */
+static void test_select_default_word(void **state)
+{
+	const struct stat_def *def[STAT_SELECTION_MAX], *out[STAT_SELECTION_MAX];
+	size_t nd, n = 0;
+
+	assert_int_equal(stat_parse_list(STAT_DEFAULT_LIST, def, STAT_SELECTION_MAX, &nd), 0);
+	assert_int_equal(stat_select("Stat", "default", out, STAT_SELECTION_MAX, &n), 0);
+	assert_int_equal(stat_select("Stat", "DEFAULT", out, STAT_SELECTION_MAX, &n), 0);
+	assert_int_equal(n, nd);
+	assert_memory_equal(out, def, n * sizeof(out[0]));
+	assert_int_equal(stat_select("Stat", "soft_limit", out, STAT_SELECTION_MAX, &n), 0);
+	assert_int_equal(n, nd + 1);
+	/* a stat named before it is not added twice, and keeps its place */
+	n = 0;
+	assert_int_equal(stat_parse_list("anon_thp,usage,default", out, STAT_SELECTION_MAX, &n), 0);
+	assert_int_equal(n, nd + 1);
+	assert_string_equal(out[0]->name, "anon_thp");
+	assert_string_equal(out[1]->name, "usage");
+	/* too little room: one error, as for "all" */
+	n = 0;
+	assert_int_equal(stat_select("Stat", "default", out, 3, &n), -E2BIG);
+}
+
 /* The config adds its Stat values one by one, line after line. */
 static void test_select_accumulates_without_duplicates(void **state)
 {
@@ -237,6 +261,7 @@ int main(void)
 		cmocka_unit_test_setup(test_parse_unknown_names_nearest, setup),
 		cmocka_unit_test_setup(test_parse_too_many, setup),
 		cmocka_unit_test_setup(test_parse_empty_list_is_the_default, setup),
+		cmocka_unit_test_setup(test_select_default_word, setup),
 		cmocka_unit_test_setup(test_select_accumulates_without_duplicates, setup),
 		cmocka_unit_test_setup(test_select_takes_one_name, setup),
 		cmocka_unit_test_setup(test_select_unknown_names_key_and_nearest, setup),
