@@ -10,8 +10,8 @@
  * one column per stat per node with memory; with --stats none they are all
  * that is sampled (text reads memory.numa_stat alone, bpf the per-node
  * counters alone). The plain reader knows memory.stat only: it sits out.
- * --loads N puts memory in N cgroups per node (a process on the node's
- * CPUs touches 16 MiB of anon memory there); --read-file FILE also times
+ * --loads N puts memory in N cgroups per node (a process bound to the node
+ * by set_mempolicy touches 16 MiB of anon memory there: CPU-less nodes too); --read-file FILE also times
  * one read of FILE (e.g. the root's memory.numa_stat) with each tree.
  */
 #define _GNU_SOURCE
@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,23 +154,29 @@ static void remove_tree(char **dirs, long n)
 
 /*
  * --loads: processes holding memory on each NUMA node, in the first
- * cgroups of a tree (node by node), placed as taskset places them: on the
- * node's CPUs, where the kernel takes a task's new pages (first touch).
+ * cgroups of a tree (node by node), each bound to its node (MPOL_BIND):
+ * a node without CPUs gets its memory as well.
  */
 struct loads {
 	pid_t *pids;
 	int n;
 };
 
-/* A load: joins @dir, runs on @cpus, touches LOAD_MIB of anon memory, says so on @fd, sleeps until killed. */
-static void load_child(const char *dir, const cpu_set_t *cpus, int fd)
+#define MPOL_BIND 2 /* linux/mempolicy.h */
+
+/* A load: joins @dir, binds its memory to @node, touches LOAD_MIB of anon memory, says so on @fd, sleeps until killed. */
+static void load_child(const char *dir, unsigned int node, int fd)
 {
 	size_t len = (size_t)LOAD_MIB << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long mask[STAT_MAX_NODES / (8 * sizeof(unsigned long))] = { 0 };
 	char path[8192];
 	char *mem;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	if (write_file(path, "0") || sched_setaffinity(0, sizeof(*cpus), cpus))
+	if (node >= STAT_MAX_NODES || write_file(path, "0"))
+		_exit(1);
+	mask[node / (8 * sizeof(mask[0]))] = 1UL << (node % (8 * sizeof(mask[0])));
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, mask, STAT_MAX_NODES + 1))
 		_exit(1);
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
@@ -181,33 +187,6 @@ static void load_child(const char *dir, const cpu_set_t *cpus, int fd)
 		_exit(1);
 	for (;;)
 		pause();
-}
-
-/* The CPUs of NUMA node @node. */
-static int node_cpus(unsigned int node, cpu_set_t *set)
-{
-	unsigned int cpus[CPU_SETSIZE];
-	char path[128], buf[4096];
-	size_t nr, len;
-	FILE *f;
-	int err;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/cpulist", node);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	err = numa_nodes_parse(buf, CPU_SETSIZE, cpus, CPU_SETSIZE, &nr); /* the same list format */
-	if (err) {
-		mb_err("node %u: no CPUs to place its memory with (%s: '%.40s')", node, path, buf);
-		return err;
-	}
-	CPU_ZERO(set);
-	for (size_t i = 0; i < nr; i++)
-		CPU_SET(cpus[i], set);
-	return 0;
 }
 
 static void stop_loads(struct loads *l)
@@ -226,7 +205,6 @@ static int start_loads(char **dirs, long n, const unsigned int *nodes, size_t nr
 		       struct loads *l)
 {
 	int fds[2], err = 0;
-	cpu_set_t cpus;
 	char c;
 
 	if ((long)nr_nodes * per_node > n) {
@@ -240,7 +218,6 @@ static int start_loads(char **dirs, long n, const unsigned int *nodes, size_t nr
 	if (pipe(fds))
 		return -errno;
 	for (size_t k = 0; k < nr_nodes && !err; k++) {
-		err = node_cpus(nodes[k], &cpus);
 		for (int j = 0; j < per_node && !err; j++) {
 			pid_t pid = fork();
 
@@ -248,7 +225,7 @@ static int start_loads(char **dirs, long n, const unsigned int *nodes, size_t nr
 				err = -errno;
 			} else if (pid == 0) {
 				close(fds[0]);
-				load_child(dirs[1 + k * per_node + j], &cpus, fds[1]);
+				load_child(dirs[1 + k * per_node + j], nodes[k], fds[1]);
 			} else {
 				l->pids[l->n++] = pid;
 			}
@@ -270,7 +247,7 @@ static int start_loads(char **dirs, long n, const unsigned int *nodes, size_t nr
 		stop_loads(l);
 		return err;
 	}
-	printf("# loads: %d cgroups per node, %d MiB of anon memory each, by CPU affinity;", per_node, LOAD_MIB);
+	printf("# loads: %d cgroups per node, %d MiB of anon memory each, bound to the node;", per_node, LOAD_MIB);
 	for (size_t k = 0; k < nr_nodes; k++) {
 		char path[8192], line[512] = "";
 		FILE *f;

@@ -25,16 +25,16 @@
 # then boots the 7.x kernel once more for
 #   bench_budget    50,000 cgroups with the default budgets and without,
 #                   against 10,000 (issue 38);
-# and once more with two NUMA nodes (tests/vm/run.sh: the numa* sets) for
-#   numa_bench      memcg-bench with per-node stats at 1,000 and 10,000
-#                   cgroups, text (memory.numa_stat) against bpf, and one
-#                   read of the root's memory.numa_stat (issue 32);
+# and twice more with NUMA nodes (tests/vm/run.sh), two and eight, for
+#   numa_bench, numa_bench8  memcg-bench with per-node stats at 1,000 and
+#                   10,000 cgroups, text (memory.numa_stat) against bpf, and
+#                   one read of the root's memory.numa_stat (issues 32, 46);
 # and the profiling kernel (Linux 7.3, built and cached by
 # tests/vm/build-profiling-kernel.sh: ~15 min the first time) for
 #   allocinfo_bench one read of /proc/allocinfo ranked to its top 50, text
 #                   against the binary reader (issue 37);
 # MEMCG_BPF_BENCH_KERNELS picks the boots (default "kfunc:bench
-# kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612
+# kfunc:bench_budget kfunc:numa_bench kfunc:numa_bench8 fallback:bench_core_612
 # bookworm:bench_core_61 profiling:allocinfo_bench"); "kfunc:numa_bench"
 # numa_bench alone; "profiling:allocinfo_bench" allocinfo_bench alone; "kfunc:bench_agent" runs
 # encode-bench (1,000 and 10,000 cgroups), bench_collectd and
@@ -83,7 +83,7 @@ else
 fi
 
 # shellcheck disable=SC2086 # lists of words
-kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget kfunc:numa_bench fallback:bench_core_612 bookworm:bench_core_61 profiling:allocinfo_bench}
+kernels=${MEMCG_BPF_BENCH_KERNELS:-kfunc:bench kfunc:bench_budget kfunc:numa_bench kfunc:numa_bench8 fallback:bench_core_612 bookworm:bench_core_61 profiling:allocinfo_bench}
 # a new run's logs only: the tables below read them
 for k in $kernels; do rm -f "$logs/${k#*:}.vmtest.log"; done
 MEMCG_BPF_VM_KERNELS=$kernels \
@@ -130,12 +130,13 @@ if ran bench_budget; then
 	info bench_budget "$p"
 	echo
 fi
-p=$logs/numa_bench.vmtest.log
-if ran numa_bench; then
-	echo "per-node stats on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs, 2 NUMA nodes):"
+for set in numa_bench:2 numa_bench8:8; do
+	p=$logs/${set%:*}.vmtest.log
+	ran "${set%:*}" || continue
+	echo "per-node stats on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs, ${set#*:} NUMA nodes):"
 	info numa_bench "$p"
 	echo
-fi
+done
 p=$logs/allocinfo_bench.vmtest.log
 if ran allocinfo_bench; then
 	echo "the allocation profile on Linux $(tr -d '\r' < "$p" | sed -n 's/^VMTEST KERNEL //p' | head -n 1) (qemu TCG, 2 vCPUs; the profiling kernel):"

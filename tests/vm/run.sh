@@ -216,6 +216,7 @@ summary=
 numa_nodes() {
 	case $1 in
 	numa) echo 4 ;;
+	numa_bench8) echo 8 ;;
 	numa_* | fallback | bookworm | matrix) echo 2 ;;
 	*) echo 0 ;;
 	esac

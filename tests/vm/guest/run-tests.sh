@@ -943,7 +943,7 @@ numa) # four NUMA nodes, two without a CPU, 7.x: per-node stats, bpf and text
 numa_core) # two NUMA nodes, 6.x: per-node stats, bpf-core and text
 	run_test numa_values_core t_numa_values_core
 	;;
-numa_bench) # per-node sampling at 1,000 and 10,000 cgroups (make bench, issue 32)
+numa_bench | numa_bench8) # per-node sampling at 1,000 and 10,000 cgroups (make bench), two and eight nodes
 	run_test numa_bench t_numa_bench
 	;;
 bench_budget) # the cgroup budget at 50,000 cgroups (issue 38)
