@@ -11,15 +11,6 @@
 #ifndef MEMCG_KFUNCS_H
 #define MEMCG_KFUNCS_H
 
-/*
- * A global function's pointer argument that the verifier takes as trusted
- * (Linux >= 6.8), so that a kfunc may be called with it; libbpf 1.4's
- * bpf_helpers.h has it, bookworm's 1.1 does not.
- */
-#ifndef __arg_trusted
-#define __arg_trusted __attribute__((btf_decl_tag("arg:trusted")))
-#endif
-
 /* Acquires a reference; may return NULL; release with bpf_put_mem_cgroup(). */
 extern struct mem_cgroup *bpf_get_mem_cgroup(struct cgroup_subsys_state *css) __ksym __weak;
 extern void bpf_put_mem_cgroup(struct mem_cgroup *memcg) __ksym __weak;

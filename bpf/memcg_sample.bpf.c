@@ -145,7 +145,8 @@ const volatile struct memcg_span vmstat_span[2] = {};
 long vmstat_copy[2][MEMCG_VMSTAT_SPAN_MAX];
 /* memcg->vmstats of the cgroup being read; NULL when it could not be read */
 const char *vmstat_base = NULL;
-__u32 vmstat_copied[2];
+/* 1 when span k of the cgroup being read was copied, else 0 */
+__u64 vmstat_ok[2];
 
 static __always_inline __u32 vmstat_offset(bool event)
 {
@@ -157,12 +158,12 @@ static __always_inline void copy_span(__u32 k)
 {
 	__u32 n = vmstat_span[k].n;
 
-	vmstat_copied[k] = 0;
+	vmstat_ok[k] = 0;
 	if (!n || n > MEMCG_VMSTAT_SPAN_MAX)
 		return;
 	if (!bpf_probe_read_kernel(vmstat_copy[k], n * sizeof(long),
 				   vmstat_base + vmstat_offset(k) + (__u64)vmstat_span[k].lo * sizeof(long)))
-		vmstat_copied[k] = n;
+		vmstat_ok[k] = 1;
 }
 
 /* Before the reads of a cgroup: its vmstats pointer and both spans. */
@@ -171,6 +172,7 @@ static __always_inline void copy_vmstats(struct mem_cgroup *memcg)
 	struct mem_cgroup___core *m = (void *)memcg;
 
 	vmstat_base = NULL;
+	vmstat_ok[0] = vmstat_ok[1] = 0;
 	if (!vmstat_span[0].n && !vmstat_span[1].n)
 		return;
 	if (!bpf_core_field_exists(m->vmstats))
@@ -186,26 +188,33 @@ static __always_inline void copy_vmstats(struct mem_cgroup *memcg)
  * memcg_page_state() and memcg_events() of mm/memcontrol.c: the aggregated
  * (flushed) counters, from the copy made by copy_vmstats(); a state below
  * zero (per-CPU drift) reads as 0, as the kernel prints it.
+ *
+ * The read of a slot in the copied span has no branch: with one per read
+ * (whether the span was copied, whether the value is below zero) the
+ * verifier's paths through the unrolled reads grew with the selection,
+ * past its limit of 1,000,000 processed instructions at ~80 stats on Linux
+ * 6.19. The slot and the span are constants to the verifier, so only the
+ * slot's own path is checked.
  */
 static __always_inline __u64 read_vmstat(bool event, __u32 slot)
 {
 	__u32 k = event ? 1 : 0, i = slot - vmstat_span[k].lo;
-	long v;
+	__u64 ok, v;
+	long w;
 
-	if (!vmstat_base)
-		return MEMCG_READ_INVALID;
-	if (i < vmstat_copied[k] && i < MEMCG_VMSTAT_SPAN_MAX) {
-		/*
-		 * read_core() checks this for any read: bounds the verifier sees
-		 * (the compiler would drop masks it knows change nothing)
-		 */
-		asm volatile("" : "+r"(i), "+r"(k));
-		v = vmstat_copy[k & 1][i & (MEMCG_VMSTAT_SPAN_MAX - 1)];
-	} else if (bpf_probe_read_kernel(&v, sizeof(v), vmstat_base + vmstat_offset(event) + (__u64)slot * sizeof(long)))
-		return MEMCG_READ_INVALID;
-	if (!event && v < 0)
-		return 0;
-	return v;
+	if (i >= MEMCG_VMSTAT_SPAN_MAX) { /* past the span: one read of its own */
+		if (!vmstat_base || bpf_probe_read_kernel(&w, sizeof(w), vmstat_base + vmstat_offset(event) +
+							  (__u64)slot * sizeof(long)))
+			return MEMCG_READ_INVALID;
+		return !event && w < 0 ? 0 : w;
+	}
+	v = vmstat_copy[k][i];
+	if (!event)
+		v &= ~(__u64)((long)v >> 63);
+	/* 1 or 0, opaque to the compiler, which would make a branch of the select */
+	ok = vmstat_ok[k];
+	asm volatile("" : "+r"(ok));
+	return (v & -ok) | (MEMCG_READ_INVALID & (ok - 1));
 }
 
 /*
@@ -352,9 +361,23 @@ static __always_inline bool read_at_root(__u32 kind, __u32 index)
 	       !(kind == MEMCG_READ_PAGE_COUNTER && index == MEMCG_COUNTER_READ(MEMCG_COUNTER_MEMORY, MEMCG_FIELD_USAGE));
 }
 
-/* The reads every walk makes with CO-RE (no kfunc). */
-static __always_inline __u64 read_core_kind(struct mem_cgroup *memcg, __u32 kind, __u32 index)
+static __always_inline __u64 read_one(struct mem_cgroup *memcg, __u32 kind, __u32 index, bool is_root, bool core)
 {
+	if (is_root && !read_at_root(kind, index))
+		return MEMCG_READ_INVALID;
+	/* a CO-RE walk calls no memcg kfunc: the compiler drops these branches from it */
+	if (!core) {
+		switch (kind) {
+		case MEMCG_READ_PAGE_STATE:
+			return bpf_mem_cgroup_page_state(memcg, index);
+		case MEMCG_READ_VM_EVENT:
+			return bpf_mem_cgroup_vm_events(memcg, index);
+		case MEMCG_READ_USAGE:
+			return bpf_mem_cgroup_usage(memcg);
+		case MEMCG_READ_MEMORY_EVENT:
+			return bpf_mem_cgroup_memory_events(memcg, index);
+		}
+	}
 	switch (kind) {
 	case MEMCG_READ_VMSTAT_STATE:
 		return read_vmstat(false, index);
@@ -372,61 +395,6 @@ static __always_inline __u64 read_core_kind(struct mem_cgroup *memcg, __u32 kind
 		return read_soft_limit(memcg);
 	}
 	return MEMCG_READ_INVALID;
-}
-
-/*
- * Read @i of a cgroup. The two functions below are global (not inlined,
- * not static): the verifier checks each body once, for any read, instead of
- * once per read of the selection, so that the cost of verifying a walk
- * does not grow with the stats selected (an unrolled body per read passed
- * the verifier's limit of 1,000,000 processed instructions at ~80 stats
- * on Linux 6.19). The CO-RE walks pass the memcg, which they only read
- * through, as a number.
- */
-__noinline __u64 read_core(__u64 memcg_addr, __u32 i, bool is_root)
-{
-	__u32 kind, index;
-
-	if (i >= MEMCG_SAMPLE_MAX_READS)
-		return MEMCG_READ_INVALID;
-	kind = reads[i].kind;
-	index = reads[i].index;
-	if (is_root && !read_at_root(kind, index))
-		return MEMCG_READ_INVALID;
-	return read_core_kind((struct mem_cgroup *)memcg_addr, kind, index);
-}
-
-__noinline __u64 read_kfunc(struct mem_cgroup *memcg __arg_trusted, __u32 i, bool is_root)
-{
-	__u32 kind, index;
-
-	if (!memcg || i >= MEMCG_SAMPLE_MAX_READS)
-		return MEMCG_READ_INVALID;
-	kind = reads[i].kind;
-	index = reads[i].index;
-	if (is_root && !read_at_root(kind, index))
-		return MEMCG_READ_INVALID;
-	switch (kind) {
-	case MEMCG_READ_PAGE_STATE:
-		return bpf_mem_cgroup_page_state(memcg, index);
-	case MEMCG_READ_VM_EVENT:
-		return bpf_mem_cgroup_vm_events(memcg, index);
-	case MEMCG_READ_USAGE:
-		return bpf_mem_cgroup_usage(memcg);
-	case MEMCG_READ_MEMORY_EVENT:
-		return bpf_mem_cgroup_memory_events(memcg, index);
-	}
-	return read_core_kind(memcg, kind, index);
-}
-
-/* Read @i of the cgroup, by the walk's flavor: the only per-read work the verifier sees per read. */
-static __always_inline __u64 read_one(struct cgroup *cgrp, struct mem_cgroup *memcg, __u32 i, bool core)
-{
-	bool is_root = cgrp->level == 0;
-
-	if (core)
-		return read_core((__u64)memcg, i, is_root);
-	return read_kfunc(memcg, i, is_root);
 }
 
 /*
@@ -495,9 +463,10 @@ static __always_inline bool fill_rank_only(struct memcg_record *rec, struct cgro
 	rec->flags = MEMCG_RECORD_RANK_ONLY;
 	/* the rank read (memory.current) needs neither: nothing of the last cgroup is read */
 	vmstat_base = NULL;
+	vmstat_ok[0] = vmstat_ok[1] = 0;
 	psi_base = NULL;
 	if (i < nr_reads && i < MEMCG_SAMPLE_MAX_READS)
-		rec->values[i] = read_one(cgrp, memcg, i, core);
+		rec->values[i] = read_one(memcg, reads[i].kind, reads[i].index, cgrp->level == 0, core);
 	return true;
 }
 
@@ -514,7 +483,7 @@ static __always_inline void fill_values(struct memcg_record *rec, struct cgroup 
 	for (i = 0; i < MEMCG_SAMPLE_MAX_READS; i++) {
 		if (i >= nr_reads)
 			break;
-		rec->values[i] = read_one(cgrp, memcg, i, core);
+		rec->values[i] = read_one(memcg, reads[i].kind, reads[i].index, cgrp->level == 0, core);
 	}
 }
 
