@@ -30,6 +30,7 @@
 #include "series/instance_name.h"
 #include "base/log.h"
 #include "config/plugin_config.h"
+#include "config/stat_advice.h"
 #include "sampling/sample_table.h"
 #include "sampling/oom_tracker.h"
 #include "sampling/sampler.h"
@@ -501,6 +502,21 @@ static int mb_read(user_data_t *ud)
 	return 0;
 }
 
+/*
+ * Once at start: the stats of the shipped rules and dashboard that the Stat
+ * list leaves out, and the series that stay empty for it.
+ */
+static void warn_rules_inputs(const struct plugin_config *c, int version)
+{
+	char series[1024];
+	size_t missing = stat_advice_missing(c->stats, c->nr_stats, version, series, sizeof(series));
+
+	if (missing)
+		WARNING(MB_LOG_PREFIX "Stat: the list leaves out %zu stat%s that the shipped rules and dashboard read, "
+			"so these series stay empty: %s. Add Stat \"default\" to keep the default set",
+			missing, missing == 1 ? "" : "s", series);
+}
+
 static int mb_init(void)
 {
 	static bool initialised;
@@ -526,6 +542,7 @@ static int mb_init(void)
 	err = cgroup_mount_resolve(inst->cfg.cgroup_root, &mount);
 	if (err)
 		goto clear_context;
+	warn_rules_inputs(&inst->cfg, mount.version);
 	plugin_config_sampler_opts(&inst->cfg, &opts);
 	snprintf(log_context, sizeof(log_context), "Backend \"%s\"", sampler_backend_name(opts.backend));
 	err = sampler_open(&opts, &inst->sampler);

@@ -68,7 +68,11 @@ static int set_cgroup_root(struct plugin_config *c, const char *key, union cfg_a
 	return 0;
 }
 
-/* Each value is one stat name (or "all"); the selection grows over Stat lines. */
+/*
+ * Each value is one stat name (or "all", or "default"); the selection grows
+ * over Stat lines. With "default" in it, what the kernel lacks of the
+ * selection is a notice, as for the default set alone.
+ */
 static int set_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
 		    const struct cfg_value *v, size_t n)
 {
@@ -77,6 +81,8 @@ static int set_stat(struct plugin_config *c, const char *key, union cfg_arg arg,
 
 		if (err)
 			return err;
+		if (strcasecmp(v[i].string, "default") == 0)
+			c->default_stats = true;
 	}
 	return 0;
 }

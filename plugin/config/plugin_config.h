@@ -59,7 +59,7 @@ struct plugin_config {
 	const struct stat_def *numa_stats[PLUGIN_CONFIG_MAX_NUMA_STATS]; /* NumaStat: per-node templates */
 	size_t nr_numa_stats;           /* 0: none (the default) */
 	struct cgroup_filter *filter;   /* Cgroup patterns */
-	bool default_stats;             /* no Stat given: the default set */
+	bool default_stats;             /* no Stat given, or Stat "default": the default set in it */
 	bool ignore_selected;
 	int max_depth;                  /* < 0: unlimited */
 	struct cgroup_budget_limits budget; /* MaxChildren, MaxCgroups (0: no limit) */

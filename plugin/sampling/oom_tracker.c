@@ -22,6 +22,7 @@
 #include "bpf/oom_kills.skel.h"
 
 #include "base/log.h"
+#include "sampling/libbpf_log.h"
 #include "sampling/oom_victims.h"
 
 struct oom_tracker {
@@ -169,7 +170,10 @@ static void explain_failure(const char *what, int err, char *why, size_t why_len
 		hint = "the kernel refused a tracing program (lockdown, an LSM or seccomp policy, or no CAP_PERFMON)";
 	else if (err == -ENOMEM)
 		hint = "not enough locked memory for its maps";
-	snprintf(why, why_len, "the OOM tracker's BPF program did not %s (%s): %s", what, strerror(-err), hint);
+	snprintf(why, why_len,
+		 "the OOM tracker's BPF program did not %s (%s): %s; kills in cgroups removed before the next "
+		 "sample go uncounted (oom_kill_local still counts the others)",
+		 what, strerror(-err), hint);
 }
 
 int oom_tracker_open(const struct cgroup_mount *mount, int max_depth, struct oom_tracker **out, char *why,
@@ -195,14 +199,18 @@ int oom_tracker_open(const struct cgroup_mount *mount, int max_depth, struct oom
 	err = oom_victims_new(&walk, &tr->victims);
 	if (err)
 		goto free_tracker;
+	/* an optional part: its failure is one line of ours (the caller's), libbpf's at debug */
+	libbpf_log_quiet(true);
 	tr->skel = oom_kills_bpf__open_and_load();
 	if (!tr->skel) {
 		err = -errno;
+		libbpf_log_quiet(false);
 		explain_failure("load", err, why, why_len);
 		err = -EOPNOTSUPP;
 		goto free_map;
 	}
 	err = oom_kills_bpf__attach(tr->skel);
+	libbpf_log_quiet(false);
 	if (err) {
 		explain_failure("attach to the OOM killer", err, why, why_len);
 		err = -EOPNOTSUPP;

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#define _GNU_SOURCE /* vasprintf, strchrnul */
 /*
  * The bpf backends: a sleepable cgroup iterator that calls the memcg kfuncs
  * (bpf, Linux >= 7.0), or reads the same counters with CO-RE where the
@@ -36,6 +35,7 @@
 #include "sampling/cgroup_budget.h"
 #include "sampling/cgroup_index.h"
 #include "sampling/cgroup_probe.h"
+#include "sampling/libbpf_log.h"
 #include "sampling/memcg_layout.h"
 #include "base/log.h"
 #include "sampling/sampler_backend.h"
@@ -53,38 +53,6 @@ static const char *const required_kfuncs[] = {
 
 _Static_assert(MEMCG_READ_UNLIMITED == SAMPLE_VALUE_UNLIMITED, "one encoding of \"max\"");
 
-
-/* Of a multi-line libbpf message (a verifier log), the lines kept: its head and its end. */
-#define LOG_HEAD_LINES 20
-#define LOG_TAIL_LINES 80
-
-/*
- * libbpf's messages to the plugin's log, one log line per line: a failed
- * load's verifier log ends with the reason, so its last lines are kept
- * whatever its length, and the middle of a long one is left out.
- */
-static int libbpf_to_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int prio = level == LIBBPF_WARN ? LOG_WARNING : LOG_DEBUG;
-	size_t nr_lines = 0, line = 0;
-	char *msg = NULL, *p, *eol;
-
-	if (level == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
-		return 0;
-	for (p = msg; *p; p++)
-		nr_lines += *p == '\n';
-	for (p = msg; *p; p = eol + 1, line++) {
-		eol = strchrnul(p, '\n');
-		if (line == LOG_HEAD_LINES && nr_lines > LOG_HEAD_LINES + LOG_TAIL_LINES)
-			mb_log(prio, "libbpf: [... %zu lines left out ...]", nr_lines - LOG_HEAD_LINES - LOG_TAIL_LINES);
-		if (line < LOG_HEAD_LINES || line + LOG_TAIL_LINES >= nr_lines)
-			mb_log(prio, "libbpf: %.*s", (int)(eol - p), p);
-		if (!*eol)
-			break;
-	}
-	free(msg);
-	return 0;
-}
 
 static bool has_cap(int cap)
 {
@@ -408,7 +376,7 @@ static int open_walk(struct sampler *s, bool core, char *why, size_t why_len)
 	b->mount_dir = s->mount.dir;
 	s->priv = b;
 	/* process-wide: bpf_close() gives the previous printer back */
-	b->previous_print = libbpf_set_print(libbpf_to_log);
+	b->previous_print = libbpf_set_print(libbpf_log_print);
 	b->print_set = true;
 	btf = btf__load_vmlinux_btf();
 	if (!btf) {

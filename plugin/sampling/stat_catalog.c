@@ -294,8 +294,8 @@ const struct stat_def *stat_on_node(const struct stat_def *tmpl, unsigned int no
 
 const char *const STAT_DEFAULT_LIST =
 	"anon,file,kernel,shmem,file_mapped,file_dirty,slab,sock,"
-	"pgfault,pgmajfault,workingset_refault_file,usage,working_set,memory_max,memory_high,"
-	"pressure_some,pressure_full,oom_local,oom_kill_local,oom_kill,oom_victims_local";
+	"pgfault,pgmajfault,workingset_refault_file,usage,working_set,memory_max,memory_high,memory_peak,"
+	"swap_current,pressure_some,pressure_full,oom_local,oom_kill_local,oom_kill,oom_victims_local";
 
 static const struct {
 	const char *v2, *v1;

@@ -118,9 +118,6 @@ OPT_IN.update({
     "panel 'Kernel allocations: growth per 6 hours, top 10 (leak suspects)' A": (ALLOC_BYTES, ALLOC_SETTING),
     "rule host:memcg_bpf_kernel_alloc_bytes:deriv6h": (ALLOC_BYTES, ALLOC_SETTING),
     "alert MemcgBpfKernelAllocGrowing": (ALLOC_BYTES, ALLOC_SETTING),
-    # cAdvisor's swap and peak: stats outside the default set
-    "rule container_memory_swap": (("memcg_swap_current_bytes",), 'Stat "swap_current"'),
-    "rule container_memory_max_usage_bytes": (("memcg_memory_peak_bytes",), 'Stat "memory_peak"'),
 })
 
 

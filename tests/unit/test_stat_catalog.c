@@ -166,7 +166,7 @@ static void test_parse_empty_list_is_the_default(void **state)
 	assert_int_equal(n, 0);
 }
 
-/* "default" adds the default set: Stat "default" "swap_current" keeps every default stat. */
+/* "default" adds the default set: Stat "default" "anon_thp" keeps every default stat. */
 static void test_select_default_word(void **state)
 {
 	const struct stat_def *def[STAT_SELECTION_MAX], *out[STAT_SELECTION_MAX];
