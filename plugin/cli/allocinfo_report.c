@@ -55,11 +55,19 @@ int allocinfo_report(const struct allocinfo_report_opts *o)
 	struct allocinfo_table t;
 	const struct alloc_row **top;
 	struct alloc_other other;
+	enum allocinfo_backend backend;
 	char why[512];
 	int n, err;
 
 	allocinfo_table_init(&t);
-	err = allocinfo_reader_new(o->path, (enum allocinfo_backend)o->backend, &reader);
+	/*
+	 * One read: auto is the text. The binary interface pays in a reader
+	 * that lasts (the plugin's), whose name completions carry over from
+	 * read to read; a single ioctl read completes its cut names from a
+	 * text read as well, and costs more than the text alone.
+	 */
+	backend = o->backend == ALLOCINFO_AUTO ? ALLOCINFO_TEXT : (enum allocinfo_backend)o->backend;
+	err = allocinfo_reader_new(o->path, backend, &reader);
 	if (!err)
 		err = allocinfo_reader_read(reader, &t, why, sizeof(why));
 	if (err) {

@@ -77,8 +77,8 @@ static void usage(FILE *out)
 		"                        call sites by bytes from FILE (default " ALLOCINFO_PATH ")\n"
 		"      --allocinfo-top N call sites shown (default 25); the rest sum to one 'other' line\n"
 		"      --allocinfo-backend auto|ioctl|text  how the profile is read: the binary\n"
-		"                        interface (Linux >= 7.3), the text, or auto (ioctl where\n"
-		"                        the file has it; default)\n"
+		"                        interface (Linux >= 7.3), the text, or auto (default: the\n"
+		"                        text, the cheaper for one read)\n"
 		"  -l, --list-stats      list the catalog of stats and exit\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage or configuration error.\n",
