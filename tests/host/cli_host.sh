@@ -75,9 +75,11 @@ fi
 
 # 3. text values == memory.stat (v1: total_* fields under their v2 names).
 # The host is live, so the files are read just before and just after the
-# sample: a counter must lie between the two reads, a level between them
-# give or take 1% + 1 MiB (it may peak in between). A wrong field mapping
-# is far outside that.
+# sample: a counter must lie between the two reads; a level is judged only
+# where it did not move between them (a busy host's levels swing by MiBs
+# and back within a second), then give or take 1% + 1 MiB (the sampler's
+# own memory). A wrong field mapping is far outside that, on the counters
+# and on the quiet cgroups alike.
 # Limits print as "max" when unset (v1: the page counter's maximum in bytes,
 # from 2^63 - one page up); working_set is usage - inactive_file.
 stats=anon,file,shmem,file_mapped,file_dirty,inactive_file,active_file,unevictable,pgfault,pgmajfault,usage
@@ -161,18 +163,22 @@ compare_once() {
 			  }
 			  lo = b[k] + 0 < a[k] + 0 ? b[k] : a[k]; hi = b[k] + 0 < a[k] + 0 ? a[k] : b[k]
 			  if ($2 ~ /^(pg|oom)/) slack = 0; else slack = hi * 0.01 + 1048576
+			  # a level that moved between the reads (a busy host: a build
+			  # mapping and unmapping files) may have swung anywhere and back
+			  # when sampled: not judged; the quiet cgroups judge the mapping
+			  if (slack > 0 && hi != lo) { checked--; moving++; next }
 			  if ($3 < lo - slack || $3 > hi + slack) print k, "sampled", $3, "files said", b[k], "then", a[k] }
-			END { print checked > "/dev/stderr" }' "$tmp/sampled" >"$tmp/diff" 2>"$tmp/checked"
-		checked=$(cat "$tmp/checked")
+			END { print checked + 0, moving + 0 > "/dev/stderr" }' "$tmp/sampled" >"$tmp/diff" 2>"$tmp/checked"
+		read -r checked moving <"$tmp/checked"
 		if [ ! -s "$tmp/diff" ] && [ "$checked" -gt 0 ]; then
-			result="$backend backend (cgroup v$version): $checked values in $rows cgroups match memory.stat"; return 0
+			result="$backend backend (cgroup v$version): $checked values in $rows cgroups match memory.stat ($moving levels moved between the reads, not judged)"; return 0
 		else
 			result="$backend backend (cgroup v$version) differs from memory.stat: $(head -5 "$tmp/diff")"; return 1
 		fi
 	fi
 }
-# A busy host can move a level past the slack between two reads; a wrong
-# field mapping fails every attempt, noise rarely three times in a row.
+# A wrong field mapping fails every attempt; the attempts only cover a level
+# that swung and came back to the very same byte between the two reads.
 backends=text
 [ $core = yes ] && backends="text bpf-core"
 for b in $backends; do
@@ -181,7 +187,7 @@ for b in $backends; do
 		echo "# attempt $attempt: $result"
 	done
 	case $result in
-	*" match memory.stat") ok "$result (attempt $attempt)" ;;
+	*" match memory.stat "*) ok "$result (attempt $attempt)" ;;
 	*) not_ok "$result" ;;
 	esac
 done
