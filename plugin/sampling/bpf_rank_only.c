@@ -49,17 +49,23 @@ static int add_one(struct bpf_backend *b, int map_fd, uint64_t id)
 	return u64_map_put(b->rank_only, id, PRESENT);
 }
 
-int bpf_rank_only_set(struct bpf_backend *b, const struct sample_table *t, const bool *ships)
+static int drop_one(struct bpf_backend *b, int map_fd, uint64_t id)
 {
-	struct rank_only_diff d = { .map_fd = bpf_map__fd(b->skel->maps.rank_only) };
-	struct u64_map *next;
-	int err;
+	__u64 key = id;
 
-	if (!b->rank_only && u64_map_new(1024, &b->rank_only))
-		return -ENOMEM;
-	err = u64_map_new(t->nr_rows, &next);
-	if (err)
-		return err;
+	u64_map_remove(b->rank_only, id);
+	if (bpf_map_delete_elem(map_fd, &key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* Drops from the mirror and the map the ids of cgroups that left the tree. */
+static int sweep_gone(struct bpf_backend *b, int map_fd, const struct sample_table *t, const bool *ships)
+{
+	struct rank_only_diff d = { .map_fd = map_fd };
+	struct u64_map *next;
+	int err = u64_map_new(t->nr_rows, &next);
+
 	for (size_t r = 0; r < t->nr_rows && !err; r++)
 		if (!ships[r])
 			err = u64_map_put(next, t->rows[r].cgroup_id, PRESENT);
@@ -68,13 +74,37 @@ int bpf_rank_only_set(struct bpf_backend *b, const struct sample_table *t, const
 		u64_map_remove_if(b->rank_only, drop_missing, &d);
 		err = d.err;
 	}
-	for (size_t r = 0; r < t->nr_rows && !err; r++) {
-		uint64_t id = t->rows[r].cgroup_id;
-
-		if (!ships[r] && !u64_map_get(b->rank_only, id))
-			err = add_one(b, d.map_fd, id);
-	}
 	u64_map_free(next);
+	return err;
+}
+
+/*
+ * The walk's rows say what the map held: a partial row was read for its
+ * rank alone. So only the rows whose verdict changed cost an update, and
+ * steady state costs a look at each row's flag; the ids of cgroups gone
+ * since are swept only when the mirror holds more ids than rows want (or
+ * the map is full).
+ */
+int bpf_rank_only_set(struct bpf_backend *b, const struct sample_table *t, const bool *ships)
+{
+	int map_fd = bpf_map__fd(b->skel->maps.rank_only);
+	size_t wanted = 0;
+	int err = 0;
+
+	if (!b->rank_only && u64_map_new(1024, &b->rank_only))
+		return -ENOMEM;
+	for (size_t r = 0; r < t->nr_rows && (!err || err == -E2BIG); r++) {
+		const struct sample_row *row = &t->rows[r];
+
+		wanted += !ships[r];
+		if (ships[r] && row->partial)
+			err = drop_one(b, map_fd, row->cgroup_id);
+		else if (!ships[r] && !row->partial && !u64_map_get(b->rank_only, row->cgroup_id))
+			err = add_one(b, map_fd, row->cgroup_id);
+	}
+	/* a full map (E2BIG) may be full of gone ids too */
+	if (err == -E2BIG || (!err && u64_map_count(b->rank_only) > wanted))
+		err = sweep_gone(b, map_fd, t, ships);
 	if (err == -E2BIG)
 		err = 0; /* past the map's room the walk reads whole rows: nothing lost */
 	return err;

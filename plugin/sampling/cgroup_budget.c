@@ -24,11 +24,14 @@
 enum row_state { ROW_UNSELECTED, ROW_KEPT, ROW_CUT };
 enum cut_reason { CUT_NONE, CUT_CHILDREN, CUT_CGROUPS, CUT_BELOW };
 
+/* A row's parent when the table has none for it (the walk root, a removed OOM victim's orphan). */
+#define NO_PARENT UINT32_MAX
+
 /* A selected row of the level being decided. */
 struct candidate {
-	uint64_t parent_key; /* the keyed hash of its parent's path */
-	uint64_t score;      /* memory.current, raised for the sticky */
+	uint64_t score;     /* memory.current, raised for the sticky */
 	uint64_t cgroup_id;
+	uint32_t parent;    /* its parent's row, or NO_PARENT */
 	uint32_t row;
 	bool sticky;
 };
@@ -42,8 +45,13 @@ struct cgroup_budget {
 	uint8_t *reason;   /* enum cut_reason of a cut row */
 	bool *keep;        /* the callers' verdicts (cgroup_budget_rows()) */
 	uint32_t *by_depth; /* row numbers, shallow first */
-	struct candidate *level, *survivors;
-	struct u64_map *rows_by_path; /* keyed hash of a path -> row + 1 */
+	uint32_t *parent;   /* each row's parent row, or NO_PARENT */
+	uint32_t *group_at; /* per parent row (and NO_PARENT's slot at the end): where its children go, + 1 */
+	struct candidate *level, *survivors, *grouped;
+	uint32_t *last_at_depth; /* the walk's pre-order: the last row seen at each depth */
+	size_t cap_depths;
+	struct u64_map *rows_by_path; /* keyed hash of a path -> row + 1, built only when pre-order fails */
+	bool paths_indexed;
 	struct u64_map *kept_before, *kept_now; /* cgroup id -> (void *)1 */
 	struct u64_map *warned;       /* parent keys already named */
 	struct cgroup_budget_cut *cuts;
@@ -82,8 +90,12 @@ void cgroup_budget_free(struct cgroup_budget *b)
 	free(b->reason);
 	free(b->keep);
 	free(b->by_depth);
+	free(b->parent);
+	free(b->group_at);
 	free(b->level);
 	free(b->survivors);
+	free(b->grouped);
+	free(b->last_at_depth);
 	free(b->cuts);
 	free(b);
 }
@@ -122,8 +134,16 @@ static int grow_rows(struct cgroup_budget *b, size_t n)
 	GROW(reason)
 	GROW(keep)
 	GROW(by_depth)
+	GROW(parent)
 	GROW(level)
 	GROW(survivors)
+	GROW(grouped)
+	/* one more: NO_PARENT's slot; all zero between levels */
+	p = realloc(b->group_at, (cap + 1) * sizeof(*b->group_at));
+	if (!p)
+		return -ENOMEM;
+	b->group_at = p;
+	memset(b->group_at + b->cap_rows, 0, (cap + 1 - b->cap_rows) * sizeof(*b->group_at));
 #undef GROW
 	b->cap_rows = cap;
 	return 0;
@@ -188,6 +208,81 @@ static int index_paths(struct cgroup_budget *b, const struct sample_table *t)
 	return 0;
 }
 
+/* The row at @path[0..len) (a parent's path), by the path index, built on first need. */
+static int parent_by_path(struct cgroup_budget *b, const struct sample_table *t, const char *path, size_t len,
+			  uint32_t *parent)
+{
+	size_t r;
+
+	if (!b->paths_indexed) {
+		int err = index_paths(b, t);
+
+		if (err)
+			return err;
+		b->paths_indexed = true;
+	}
+	r = row_at(b, t, path_key(path, len), path, len);
+	*parent = r ? (uint32_t)(r - 1) : NO_PARENT;
+	return 0;
+}
+
+static int grow_depths(struct cgroup_budget *b, size_t depth)
+{
+	size_t cap = b->cap_depths ? b->cap_depths : 16;
+	uint32_t *p;
+
+	if (depth < b->cap_depths)
+		return 0;
+	while (cap <= depth)
+		cap *= 2;
+	p = realloc(b->last_at_depth, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	b->last_at_depth = p;
+	b->cap_depths = cap;
+	return 0;
+}
+
+/*
+ * Each row's parent row. The walk lists the tree in pre-order, so a row's
+ * parent is the last row seen one level up, which its path confirms; a row
+ * out of that order (a removed OOM victim's, added after the walk) is
+ * found by its parent's path instead. No hashing in the common case.
+ */
+static int find_parents(struct cgroup_budget *b, const struct sample_table *t)
+{
+	size_t depths_seen = 0;
+
+	b->paths_indexed = false;
+	for (size_t r = 0; r < t->nr_rows; r++) {
+		const struct sample_row *row = &t->rows[r];
+		size_t depth = depth_of(row), plen = parent_len(row->path);
+		uint32_t parent = NO_PARENT;
+		int err = grow_depths(b, depth);
+
+		if (err)
+			return err;
+		if (plen && depth > 0 && depth - 1 < depths_seen && b->last_at_depth[depth - 1] != NO_PARENT) {
+			const char *up = t->rows[b->last_at_depth[depth - 1]].path;
+
+			if (strncmp(up, row->path, plen) == 0 && up[plen] == '\0')
+				parent = b->last_at_depth[depth - 1];
+		}
+		if (parent == NO_PARENT && plen) {
+			err = parent_by_path(b, t, row->path, plen, &parent);
+			if (err)
+				return err;
+		}
+		b->parent[r] = parent;
+		for (; depths_seen < depth; depths_seen++)
+			b->last_at_depth[depths_seen] = NO_PARENT;
+		b->last_at_depth[depth] = (uint32_t)r;
+		if (depths_seen <= depth)
+			depths_seen = depth + 1;
+	}
+	return 0;
+}
+
 /* Row numbers by depth, shallow first (a stable counting sort). */
 static int sort_by_depth(struct cgroup_budget *b, const struct sample_table *t)
 {
@@ -223,13 +318,89 @@ static int by_rank(const void *pa, const void *pb)
 	return 0;
 }
 
-static int by_parent_then_rank(const void *pa, const void *pb)
+static void swap_candidates(struct candidate *a, struct candidate *c)
 {
-	const struct candidate *a = pa, *c = pb;
+	struct candidate tmp = *a;
 
-	if (a->parent_key != c->parent_key)
-		return a->parent_key < c->parent_key ? -1 : 1;
-	return by_rank(pa, pb);
+	*a = *c;
+	*c = tmp;
+}
+
+/*
+ * Rearranges the @n candidates at @c so that the first @k are the best by
+ * by_rank() (in no order): a quickselect, O(n), where a full sort of a
+ * tenant's 49,000 siblings cost most of the budget's time. A range that
+ * keeps partitioning badly is sorted instead.
+ */
+static void select_best(struct candidate *c, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, partitions = 0;
+
+	while (k > lo && k < hi && hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, last = hi - 1, store = lo;
+
+		if (++partitions > 64) {
+			qsort(c + lo, hi - lo, sizeof(*c), by_rank);
+			return;
+		}
+		/* the median of the first, middle and last as the pivot, at last */
+		if (by_rank(&c[mid], &c[lo]) < 0)
+			swap_candidates(&c[mid], &c[lo]);
+		if (by_rank(&c[last], &c[lo]) < 0)
+			swap_candidates(&c[last], &c[lo]);
+		if (by_rank(&c[mid], &c[last]) < 0)
+			swap_candidates(&c[mid], &c[last]);
+		for (size_t i = lo; i < last; i++)
+			if (by_rank(&c[i], &c[last]) < 0)
+				swap_candidates(&c[i], &c[store++]);
+		swap_candidates(&c[store], &c[last]);
+		/* [lo, store) rank above the pivot, now at store; (store, hi) below */
+		if (k <= store)
+			hi = store;
+		else if (k > store + 1)
+			lo = store + 1;
+		else
+			return;
+	}
+}
+
+/* group_at's slot of @parent: its row, NO_PARENT's at the end. */
+static size_t group_slot(const struct cgroup_budget *b, uint32_t parent)
+{
+	return parent == NO_PARENT ? b->cap_rows : parent;
+}
+
+#define GROUP_PLACED (1u << 31)
+
+/*
+ * The @n candidates of b->level, siblings together, parents in the order
+ * they first appear (a counting sort by parent row: the walk's pre-order
+ * has them so already, but for rows added after the walk).
+ */
+static void group_by_parent(struct cgroup_budget *b, size_t n)
+{
+	uint32_t *at = b->group_at, next = 0;
+	struct candidate *swap;
+
+	for (size_t i = 0; i < n; i++)
+		at[group_slot(b, b->level[i].parent)]++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *slot = &at[group_slot(b, b->level[i].parent)];
+
+		if (!(*slot & GROUP_PLACED)) {
+			uint32_t count = *slot;
+
+			*slot = GROUP_PLACED | next;
+			next += count;
+		}
+		b->grouped[*slot & ~GROUP_PLACED] = b->level[i];
+		(*slot)++;
+	}
+	for (size_t i = 0; i < n; i++)
+		at[group_slot(b, b->level[i].parent)] = 0;
+	swap = b->level;
+	b->level = b->grouped;
+	b->grouped = swap;
 }
 
 static uint64_t score_of(const struct cgroup_budget *b, const struct sample_row *row, size_t usage_column,
@@ -283,20 +454,28 @@ static int decide_level(struct cgroup_budget *b, const struct sample_table *t, s
 	size_t nr_survivors = 0;
 	int err = 0;
 
-	qsort(b->level, n, sizeof(b->level[0]), by_parent_then_rank);
-	for (size_t i = 0, rank = 0; i < n; i++) {
-		rank = i && b->level[i].parent_key == b->level[i - 1].parent_key ? rank + 1 : 0;
-		if (b->limits.max_children && rank >= b->limits.max_children) {
-			b->state[b->level[i].row] = ROW_CUT;
-			b->reason[b->level[i].row] = CUT_CHILDREN;
-			continue;
+	group_by_parent(b, n);
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t kept;
+
+		for (j = i + 1; j < n && b->level[j].parent == b->level[i].parent; j++)
+			;
+		kept = j - i;
+		if (b->limits.max_children && kept > b->limits.max_children) {
+			kept = b->limits.max_children;
+			select_best(b->level + i, j - i, kept);
+			for (size_t k = i + kept; k < j; k++) {
+				b->state[b->level[k].row] = ROW_CUT;
+				b->reason[b->level[k].row] = CUT_CHILDREN;
+			}
 		}
-		b->survivors[nr_survivors++] = b->level[i];
+		memcpy(b->survivors + nr_survivors, b->level + i, kept * sizeof(b->survivors[0]));
+		nr_survivors += kept;
 	}
 	if (b->limits.max_cgroups && b->tally.kept + nr_survivors > b->limits.max_cgroups) {
 		size_t room = b->limits.max_cgroups - b->tally.kept;
 
-		qsort(b->survivors, nr_survivors, sizeof(b->survivors[0]), by_rank);
+		select_best(b->survivors, nr_survivors, room);
 		for (size_t i = room; i < nr_survivors; i++) {
 			b->state[b->survivors[i].row] = ROW_CUT;
 			b->reason[b->survivors[i].row] = CUT_CGROUPS;
@@ -313,7 +492,7 @@ static int decide_level(struct cgroup_budget *b, const struct sample_table *t, s
 	for (size_t i = 0; i < n && !err;) {
 		size_t j = i, by_children = 0, by_cgroups = 0;
 
-		for (; j < n && b->level[j].parent_key == b->level[i].parent_key; j++) {
+		for (; j < n && b->level[j].parent == b->level[i].parent; j++) {
 			by_children += b->reason[b->level[j].row] == CUT_CHILDREN;
 			by_cgroups += b->reason[b->level[j].row] == CUT_CGROUPS;
 		}
@@ -324,16 +503,12 @@ static int decide_level(struct cgroup_budget *b, const struct sample_table *t, s
 	return err;
 }
 
-/*
- * Whether @row sits below a cut cgroup (its parent, of path length
- * @parent_len and key @parent_key, is cut, or below one).
- */
-static bool below_cut(const struct cgroup_budget *b, const struct sample_table *t, const struct sample_row *row,
-		      size_t parent_len, uint64_t parent_key)
+/* Whether row @r sits below a cut cgroup (its parent is cut, or below one). */
+static bool below_cut(const struct cgroup_budget *b, uint32_t r)
 {
-	size_t p = parent_len ? row_at(b, t, parent_key, row->path, parent_len) : 0;
+	uint32_t p = b->parent[r];
 
-	return p && (b->state[p - 1] == ROW_CUT || b->reason[p - 1] == CUT_BELOW);
+	return p != NO_PARENT && (b->state[p] == ROW_CUT || b->reason[p] == CUT_BELOW);
 }
 
 static int decide(struct cgroup_budget *b, const struct sample_table *t, size_t usage_column, const bool *keep)
@@ -341,7 +516,7 @@ static int decide(struct cgroup_budget *b, const struct sample_table *t, size_t 
 	size_t i = 0;
 	int err;
 
-	err = index_paths(b, t);
+	err = find_parents(b, t);
 	if (err)
 		return err;
 	err = sort_by_depth(b, t);
@@ -354,11 +529,9 @@ static int decide(struct cgroup_budget *b, const struct sample_table *t, size_t 
 			uint32_t r = b->by_depth[i];
 			const struct sample_row *row = &t->rows[r];
 			struct candidate *c = &b->level[n];
-			size_t plen = parent_len(row->path);
-			uint64_t pkey = path_key(row->path, plen);
 
 			b->state[r] = keep[r] ? ROW_KEPT : ROW_UNSELECTED;
-			b->reason[r] = below_cut(b, t, row, plen, pkey) ? CUT_BELOW : CUT_NONE;
+			b->reason[r] = below_cut(b, r) ? CUT_BELOW : CUT_NONE;
 			if (!keep[r])
 				continue;
 			b->tally.seen++;
@@ -368,7 +541,7 @@ static int decide(struct cgroup_budget *b, const struct sample_table *t, size_t 
 			}
 			c->row = r;
 			c->cgroup_id = row->cgroup_id;
-			c->parent_key = pkey;
+			c->parent = b->parent[r];
 			c->score = score_of(b, row, usage_column, &c->sticky);
 			n++;
 		}

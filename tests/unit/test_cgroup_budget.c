@@ -290,6 +290,118 @@ static void test_selection_applies_first(void **state)
 	done(b, &t);
 }
 
+/*
+ * A random tree of 3,000 cgroups (ties in usage included), once in the
+ * walk's pre-order and once shuffled (rows out of order, as rows added
+ * after the walk are): the same cgroups are kept, no parent keeps more
+ * than MaxChildren, the total stays within MaxCgroups, nothing is kept
+ * below a cut cgroup, and every kept sibling outranks every cut one.
+ */
+#define TREE_ROWS 3000
+struct tree_row {
+	uint64_t id, usage;
+	int parent; /* index, -1 for the root */
+	char path[64];
+};
+
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static void random_tree(struct tree_row *tr)
+{
+	uint64_t x = 88172645463325252ull;
+
+	tr[0] = (struct tree_row){ .id = 1, .usage = 1000 * MiB, .parent = -1, .path = "/" };
+	for (int i = 1; i < TREE_ROWS; i++) {
+		/* a few wide parents: the first 40 rows take the children */
+		int p = (int)(next_random(&x) % (uint64_t)(i < 40 ? i : 40));
+
+		tr[i].id = 100 + (uint64_t)i;
+		tr[i].usage = (next_random(&x) % 16) * MiB; /* many ties */
+		tr[i].parent = p;
+		snprintf(tr[i].path, sizeof(tr[i].path), "%s/c%d", p ? tr[p].path : "", i);
+	}
+}
+
+/* Pre-order from @i: the walk's order. */
+static void add_preorder(struct sample_table *t, const struct tree_row *tr, int i)
+{
+	row(t, tr[i].id, tr[i].path, tr[i].usage);
+	for (int c = i + 1; c < TREE_ROWS; c++)
+		if (tr[c].parent == i)
+			add_preorder(t, tr, c);
+}
+
+static bool kept_id(const struct sample_table *t, const bool *keep, uint64_t id)
+{
+	for (size_t r = 0; r < t->nr_rows; r++)
+		if (t->rows[r].cgroup_id == id)
+			return keep[r];
+	fail_msg("no row %llu", (unsigned long long)id);
+	return false;
+}
+
+static void test_random_tree_any_order(void **state)
+{
+	static struct tree_row tr[TREE_ROWS];
+	static bool keep_walk[TREE_ROWS], keep_shuffled[TREE_ROWS], kept_by_index[TREE_ROWS];
+	static int order[TREE_ROWS];
+	struct cgroup_budget *b1 = budget(7, 300), *b2 = budget(7, 300);
+	struct sample_table walk, shuffled;
+	uint64_t x = 2463534242ull;
+	size_t total = 0;
+
+	random_tree(tr);
+	table(&walk);
+	add_preorder(&walk, tr, 0);
+	assert_int_equal(walk.nr_rows, TREE_ROWS);
+	for (int i = 0; i < TREE_ROWS; i++)
+		order[i] = i;
+	for (int i = TREE_ROWS - 1; i > 0; i--) {
+		int j = (int)(next_random(&x) % (uint64_t)(i + 1)), tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	table(&shuffled);
+	for (int i = 0; i < TREE_ROWS; i++)
+		row(&shuffled, tr[order[i]].id, tr[order[i]].path, tr[order[i]].usage);
+	apply_all(b1, &walk, keep_walk);
+	apply_all(b2, &shuffled, keep_shuffled);
+
+	for (int i = 0; i < TREE_ROWS; i++) {
+		kept_by_index[i] = kept_id(&walk, keep_walk, tr[i].id);
+		assert_int_equal(kept_by_index[i], kept_id(&shuffled, keep_shuffled, tr[i].id));
+		total += kept_by_index[i];
+	}
+	assert_true(total <= 300 && total > 7);
+	for (int p = 0; p < TREE_ROWS; p++) {
+		size_t kept_children = 0;
+
+		for (int c = 1; c < TREE_ROWS; c++) {
+			if (tr[c].parent != p)
+				continue;
+			kept_children += kept_by_index[c];
+			if (kept_by_index[c])
+				assert_true(kept_by_index[p]); /* nothing kept below a cut */
+			for (int d = 1; d < TREE_ROWS && kept_by_index[c]; d++)
+				if (tr[d].parent == p && !kept_by_index[d] && kept_by_index[p])
+					assert_true(tr[c].usage > tr[d].usage ||
+						    (tr[c].usage == tr[d].usage && tr[c].id < tr[d].id));
+		}
+		assert_true(kept_children <= 7);
+	}
+	cgroup_budget_free(b1);
+	cgroup_budget_free(b2);
+	sample_table_free(&walk);
+	sample_table_free(&shuffled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_equal_cgroups_do_not_churn),
 		cmocka_unit_test(test_victim_rows_first),
 		cmocka_unit_test(test_selection_applies_first),
+		cmocka_unit_test(test_random_tree_any_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
