@@ -102,7 +102,9 @@ const char *allocinfo_backend_name(enum allocinfo_backend b);
 int allocinfo_reader_new(const char *path, enum allocinfo_backend want, struct allocinfo_reader **out);
 void allocinfo_reader_free(struct allocinfo_reader *r);
 /*
- * One read of the whole profile into @t. Errors as allocinfo_read_text();
+ * One read of the whole profile into @t. Its rows may point into @r (sites
+ * the ioctl cannot tell apart, as the text gives them): they last until
+ * @r's next read or its free. Errors as allocinfo_read_text();
  * with ioctl asked for on a kernel without it, -EOPNOTSUPP with @why.
  */
 int allocinfo_reader_read(struct allocinfo_reader *r, struct allocinfo_table *t, char *why, size_t why_len);

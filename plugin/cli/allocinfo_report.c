@@ -79,12 +79,13 @@ int allocinfo_report(const struct allocinfo_report_opts *o)
 	if (!o->json)
 		printf("# %s, %s reader: %zu call sites read\n", o->path,
 		       allocinfo_backend_name(allocinfo_reader_used(reader)), t.nr_rows);
-	allocinfo_reader_free(reader);
+	/* the reader stays: rows the ioctl could not tell apart point into its text */
 	top = calloc(o->top ? o->top : 1, sizeof(*top));
 	n = top ? allocinfo_top(&t, o->top, top, &other) : -ENOMEM;
 	if (n < 0) {
 		mb_err("allocinfo: %s", strerror(-n));
 		free(top);
+		allocinfo_reader_free(reader);
 		allocinfo_table_free(&t);
 		return 1;
 	}
@@ -97,6 +98,7 @@ int allocinfo_report(const struct allocinfo_report_opts *o)
 		print_table(top, (size_t)n, &other);
 	}
 	free(top);
+	allocinfo_reader_free(reader);
 	allocinfo_table_free(&t);
 	return 0;
 }
