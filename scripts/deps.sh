@@ -17,7 +17,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
 	protobuf-c-compiler libprotobuf-c-dev libcurl4-openssl-dev libsnappy-dev libzstd-dev
 	qemu-system-x86 busybox-static cpio zstd
 	python3 curl debian-archive-keyring ca-certificates
-	dpkg-dev debhelper lintian rpm rpmlint openssl valgrind gnuplot-nox
+	dpkg-dev debhelper lintian debootstrap rpm rpmlint openssl valgrind gnuplot-nox
 	flex bison bc"
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	echo "deps: dpkg --add-architecture arm64"

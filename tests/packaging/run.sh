@@ -4,11 +4,22 @@
 # not part of make check.
 #  1. the man page follows the code (check-man.sh);
 #  2. packaging/build-deb.sh: make dist -> dpkg-buildpackage -> lintian
-#     (fails on lintian errors); with MEMCG_BPF_PACKAGE_ARM64=1 (make
+#     (bookworm's; fails on lintian errors), and nothing from lintian but
+#     the two I: tags packaging/debian/README.lintian explains; with
+#     MEMCG_BPF_PACKAGE_ARM64=1 (make
 #     packagecheck-arm64, not in the test command) the same cross-built for arm64: its
 #     Architecture, the amd64 package's paths, AArch64 programs, the BPF
 #     objects compiled for arm64, lintian clean; both packages' programs
 #     carry no debug sections;
+#  2c. Debian 13 (trixie), in a root made once by debootstrap and cached
+#     (tests/packaging/debian13-root.sh; this run works on an overlay of
+#     it, with proc, a read-only sysfs and cgroup tree, and /dev mounted,
+#     all unmounted at exit): trixie's lintian --fail-on error says
+#     nothing at all about the .changes; apt-get install ./the .deb next to
+#     trixie's collectd-core; collectd -f in the root, with the shipped
+#     snippet enabled the way step 4 does it, ships memcg_* series of this
+#     host to a Prometheus the test starts on 127.0.0.1; apt-get purge
+#     leaves no spool directory;
 #  3. apt-get install ./collectd-memcg-bpf_*.deb; dpkg -L has the expected
 #     layout; the conffile is registered; both installed man pages name
 #     the package's version in their footer; the spool directory of the
@@ -60,7 +71,9 @@
 # Environment: MEMCG_BPF_SRCDIR, MEMCG_BPF_BUILDDIR (set by make packagecheck);
 # MEMCG_BPF_KEEP=1 keeps the work directory. Prometheus and promtool come
 # from Debian sid, unpacked into ~/.cache/memcg_bpf/receivers
-# (tests/sender/fetch-receivers.sh, tests/packaging/fetch-promtool.sh).
+# (tests/sender/fetch-receivers.sh, tests/packaging/fetch-promtool.sh); the
+# Debian 13 root from ~/.cache/memcg_bpf/debian13 (the first run makes it:
+# about 7 minutes and 455 MB).
 set -eu
 src=${MEMCG_BPF_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${MEMCG_BPF_BUILDDIR:?MEMCG_BPF_BUILDDIR: the configured build directory}
@@ -109,6 +122,9 @@ collectd_installed=0 # 1: this test installed Debian's collectd package
 collectd_rrd_was_there=1
 prom_pid=
 test_cgroup= # the cgroup step 6 adds (with 50 children), removed at exit
+debian13=$src/tests/packaging/debian13-root.sh
+d13_mounted=0 # 1: step 2c's overlay of the Debian 13 root is mounted at $work/debian13/root
+d13_collectd_pid=
 remove_test_cgroup() {
 	[ -n "$test_cgroup" ] && [ -d "$test_cgroup" ] || return 0
 	for d in "$test_cgroup"/c*/; do [ ! -d "$d" ] || rmdir "$d" 2>/dev/null || true; done
@@ -138,7 +154,13 @@ stop_collectd() {
 cleanup() {
 	stop_collectd
 	remove_test_cgroup
+	[ -z "$d13_collectd_pid" ] || stop_pid "$d13_collectd_pid"
 	[ -z "$prom_pid" ] || stop_pid "$prom_pid"
+	# the Debian 13 root's mounts go before anything under $work is removed
+	# (its /dev is the host's); if one stays, so does $work
+	if [ $d13_mounted = 1 ] && ! "$debian13" leave "$work/debian13"; then
+		MEMCG_BPF_KEEP=1
+	fi
 	if [ $installed = 1 ]; then
 		echo "packagecheck: removing $pkg after a failure"
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >/dev/null 2>&1 || true
@@ -148,7 +170,7 @@ cleanup() {
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q collectd >/dev/null 2>&1 || true
 	fi
 	[ $collectd_rrd_was_there = 1 ] || rm -rf /var/lib/collectd/rrd
-	[ "${MEMCG_BPF_KEEP:-0}" = 1 ] && echo "packagecheck: kept $work" || rm -rf "$work"
+	[ "${MEMCG_BPF_KEEP:-0}" = 1 ] && echo "packagecheck: kept $work" || rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 t_all=$(date +%s)
@@ -165,6 +187,74 @@ sys.exit(0 if d["CapabilityBoundingSet_" + sys.argv[1]] is False else 1)' "$2"
 }
 step_end() { echo "packagecheck: ok ($(($(date +%s) - t0)) s) $1"; }
 fail() { echo "packagecheck: FAIL: $*" >&2; exit 1; }
+# collectd_conf BASEDIR CONFD [LINE...]: a collectd.conf with Debian's plugin
+# directory and types.db, the LINEs, then CONFD/*.conf included the way
+# Debian's collectd.conf includes collectd.conf.d
+collectd_conf() {
+	cc_base=$1 cc_confd=$2
+	shift 2
+	printf '%s\n' "BaseDir \"$cc_base\"" "PIDFile \"$cc_base/collectd.pid\"" 'PluginDir "/usr/lib/collectd"' \
+		'TypesDB "/usr/share/collectd/types.db"'
+	[ $# = 0 ] || printf '%s\n' "$@"
+	printf '%s\n' "<Include \"$cc_confd\">" '	Filter "*.conf"' '</Include>'
+}
+# enable_snippet CONF PORT: what an operator does to the shipped snippet
+# CONF: the sed of its header, the URL to the Prometheus on 127.0.0.1:PORT
+# (edited as an operator would), a shorter interval for this plugin only
+enable_snippet() {
+	sed -i 's/^#\([^ #]\)/\1/' "$1"
+	sed -i "s|^\(\tURL \"http://\)127.0.0.1:9090/|\1127.0.0.1:$2/|" "$1"
+	sed -i 's|^LoadPlugin memcg_bpf$|<LoadPlugin memcg_bpf>\n\tInterval 2\n</LoadPlugin>|' "$1"
+	grep -q "^	URL \"http://127.0.0.1:$2/api/v1/write\"$" "$1" || { cat "$1"; fail "the enabled snippet $1 has no URL to 127.0.0.1:$2"; }
+}
+# start_prometheus DIR: Prometheus with the remote-write receiver on
+# 127.0.0.1 (9090 as the snippet ships when free, else a free port), its
+# configuration DIR/prometheus.yml, data and log in DIR; sets port, prom
+# (its URL) and prom_pid once it is ready
+start_prometheus() {
+	port=9090
+	if ! python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 9090))' 2>/dev/null; then
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	fi
+	"$prometheus" --config.file="$1/prometheus.yml" --storage.tsdb.path="$1/data" \
+		--web.listen-address="127.0.0.1:$port" --web.enable-remote-write-receiver \
+		>"$1/prometheus.log" 2>&1 &
+	prom_pid=$!
+	prom=http://127.0.0.1:$port
+	i=0
+	until curl -sf -o /dev/null "$prom/-/ready"; do
+		kill -0 "$prom_pid" 2>/dev/null && [ $i -lt 300 ] || { cat "$1/prometheus.log"; fail "Prometheus did not start"; }
+		sleep 0.1; i=$((i + 1))
+	done
+}
+prom_value() { # prom_value PROMQL: the first value of an instant query at $prom, 0 if none
+	curl -sf "$prom/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)'
+}
+# host_series_arrive: waits up to 60 s (from t_ship, set here) for memcg_*
+# series of this host in the Prometheus at $prom, by either name collectd
+# may give it (FQDNLookup); sets host and n (their count); 1 if none came
+host_series_arrive() {
+	hosts="$(hostname) $(hostname -f 2>/dev/null || true)"
+	host=
+	t_ship=$(date +%s)
+	while [ -z "$host" ] && [ $(($(date +%s) - t_ship)) -lt 60 ]; do
+		sleep 1
+		for h in $hosts; do
+			n=$(prom_value "count({__name__=~\"memcg_.+\", host=\"$h\"})") || n=0
+			[ "$n" = 0 ] || { host=$h; break; }
+		done
+	done
+	[ -n "$host" ]
+}
+# lintian_findings FILE: lintian's tags in FILE but the two I: tags bookworm's
+# lintian gives a drop-in for another package's unit (trixie's has no such
+# tag; packaging/debian/README.lintian)
+lintian_findings() {
+	grep '^[EWIP]: ' "$1" |
+		grep -v "^I: $pkg: package-supports-alternative-init-but-no-init\.d-script \[usr/lib/systemd/system/collectd\.service\.d/\(memcg_bpf\.conf\)\?\]\$" ||
+		true
+}
 # arm64_built ROOT PLUGIN LOG WHAT: the plugin and the CLI unpacked at ROOT are
 # AArch64 programs, and the build LOG compiled the BPF objects for arm64.
 arm64_built() {
@@ -195,9 +285,9 @@ step_start "build the .deb (packaging/build-deb.sh)"
 MEMCG_BPF_WORKDIR="$work/debwork" "$src/packaging/build-deb.sh" "$work/deb" >"$work/build-deb.out" 2>&1 ||
 	{ cat "$work/build-deb.out"; fail "build-deb.sh"; }
 deb=$(ls "$work"/deb/${pkg}_*_amd64.deb)
-lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb/lintian.txt" || true)
-[ "$lintian_lines" = 0 ] || { cat "$work/deb/lintian.txt"; fail "lintian has $lintian_lines findings (see packaging/debian/README.lintian)"; }
-step_end "$(basename "$deb"), lintian clean"
+findings=$(lintian_findings "$work/deb/lintian.txt")
+[ -z "$findings" ] || { cat "$work/deb/lintian.txt"; fail "lintian: $findings (see packaging/debian/README.lintian)"; }
+step_end "$(basename "$deb"), $(lintian --version) clean but for $(grep -c '^I: ' "$work/deb/lintian.txt" || true) I: tags README.lintian explains"
 
 # ---- 2b. the arm64 .deb, cross-built (issue 35): its Architecture, the
 # amd64 package's files, AArch64 programs, lintian clean
@@ -216,10 +306,51 @@ if [ "$arm64" = 1 ]; then
 	dpkg-deb -x "$deb_arm64" "$work/deb-arm64/root"
 	arm64_built "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "$work/debwork-arm64/deb/build.log" "the arm64 .deb"
 	stripped "$work/deb-arm64/root" usr/lib/collectd/memcg_bpf.so "the arm64 .deb"
-	lintian_lines=$(grep -c '^[EWIP]: ' "$work/deb-arm64/lintian.txt" || true)
-	[ "$lintian_lines" = 0 ] || { cat "$work/deb-arm64/lintian.txt"; fail "lintian has $lintian_lines findings on the arm64 package"; }
+	findings=$(lintian_findings "$work/deb-arm64/lintian.txt")
+	[ -z "$findings" ] || { cat "$work/deb-arm64/lintian.txt"; fail "lintian on the arm64 package: $findings"; }
 	step_end "$(basename "$deb_arm64"): Architecture arm64, the amd64 package's $(wc -l <"$work/deb-files-arm64") paths, AArch64 programs, stripped, lintian clean"
 fi
+
+# ---- 2c. Debian 13 (trixie): its lintian, apt, collectd
+step_start "Debian 13: trixie's lintian, apt-get install, collectd ships series"
+d13_root=$("$debian13" fetch 2>"$work/debian13-fetch.log") ||
+	{ cat "$work/debian13-fetch.log"; fail "no Debian 13 root (tests/packaging/debian13-root.sh)"; }
+sed 's/^/packagecheck:   /' "$work/debian13-fetch.log"
+d13_mounted=1
+d13=$("$debian13" enter "$d13_root" "$work/debian13") || fail "cannot enter the Debian 13 root (tests/packaging/debian13-root.sh)"
+mkdir "$d13/tmp/pkg"
+cp "$work"/deb/*.deb "$work"/deb/*.changes "$work"/deb/*.buildinfo "$d13/tmp/pkg/"
+d13_lintian=$(chroot "$d13" lintian --version)
+chroot "$d13" sh -c 'cd /tmp/pkg && lintian --fail-on error --display-info --pedantic ./*.changes' \
+	>"$work/deb/lintian-debian13.txt" 2>"$work/deb/lintian-debian13.err" ||
+	{ cat "$work/deb/lintian-debian13.txt" "$work/deb/lintian-debian13.err"; fail "$d13_lintian: errors"; }
+! grep -q '^[EWIP]: ' "$work/deb/lintian-debian13.txt" ||
+	{ cat "$work/deb/lintian-debian13.txt"; fail "$d13_lintian has findings (see packaging/debian/README.lintian)"; }
+chroot "$d13" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "/tmp/pkg/$(basename "$deb")" \
+	>"$work/debian13/apt-install.log" 2>&1 || { cat "$work/debian13/apt-install.log"; fail "Debian 13: apt-get install"; }
+[ -f "$d13/usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf" ] || fail "Debian 13: no collectd.service drop-in"
+[ "$(stat -c '%U:%G %a' "$d13/var/lib/collectd/memcg_bpf-spool" 2>&1)" = "root:root 700" ] ||
+	fail "Debian 13: the postinst made no spool directory root:root 700"
+mkdir -p "$work/debian13/prom"
+printf 'global:\n  scrape_interval: 1m\n' >"$work/debian13/prom/prometheus.yml"
+start_prometheus "$work/debian13/prom"
+enable_snippet "$d13/etc/collectd/collectd.conf.d/memcg_bpf.conf" "$port"
+# collectd-core alone has no collectd.conf; the host name is the host's
+collectd_conf /var/lib/collectd /etc/collectd/collectd.conf.d "FQDNLookup false" >"$d13/etc/collectd/packagecheck.conf"
+chroot "$d13" /usr/sbin/collectd -f -C /etc/collectd/packagecheck.conf >"$work/debian13/collectd.log" 2>&1 &
+d13_collectd_pid=$!
+host_series_arrive || { tail -n 20 "$work/debian13/collectd.log"; fail "Debian 13: no memcg_* series of host $hosts in Prometheus 60 s after collectd started"; }
+d13_backend=$(grep -m1 -o 'memcg_bpf plugin: backend [a-z-]*' "$work/debian13/collectd.log" || true)
+stop_pid "$d13_collectd_pid"
+d13_collectd_pid=
+stop_pid "$prom_pid"
+prom_pid=
+chroot "$d13" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >"$work/debian13/apt-purge.log" 2>&1 ||
+	{ cat "$work/debian13/apt-purge.log"; fail "Debian 13: apt-get purge"; }
+[ ! -e "$d13/var/lib/collectd/memcg_bpf-spool" ] || fail "Debian 13: the spool directory is still there after purge"
+"$debian13" leave "$work/debian13" || fail "cannot unmount the Debian 13 root"
+d13_mounted=0
+step_end "$d13_lintian: nothing; installed next to collectd-core $(awk '$1 == "collectd-core" { print $2 }' "$(dirname "$d13_root")/versions"), $n memcg_* series of host $host in Prometheus $(($(date +%s) - t_ship)) s after collectd started (${d13_backend#memcg_bpf plugin: }); purged"
 
 # ---- 3. install, layout, collectd, purge
 step_start "apt-get install ./$(basename "$deb")"
@@ -231,7 +362,7 @@ step_end "installed; its programs stripped"
 
 step_start "dpkg -L layout"
 conf=/etc/collectd/collectd.conf.d/memcg_bpf.conf
-dropin=/lib/systemd/system/collectd.service.d/memcg_bpf.conf
+dropin=/usr/lib/systemd/system/collectd.service.d/memcg_bpf.conf
 dpkg -L "$pkg" | sort >"$work/dpkg-L"
 for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf" "$dropin" \
 	/usr/share/man/man5/collectd-memcg_bpf.5.gz /usr/share/man/man1/memcg-bpf-sample.1.gz \
@@ -246,7 +377,7 @@ unexpected=$(grep -v -x -e '/\.' -e '/etc' -e '/etc/collectd' -e /etc/collectd/c
 	-e "/usr/share/doc/$pkg/copyright" -e "/usr/share/doc/$pkg/changelog.Debian.gz" \
 	-e "/usr/share/doc/$pkg/README.gz" -e /usr/share/lintian -e /usr/share/lintian/overrides \
 	-e "/usr/share/lintian/overrides/$pkg" -e /usr/share/man -e /usr/share/man/man1 -e /usr/share/man/man5 \
-	-e /lib -e /lib/systemd -e /lib/systemd/system -e /lib/systemd/system/collectd.service.d -e "$dropin" \
+	-e /usr/lib/systemd -e /usr/lib/systemd/system -e /usr/lib/systemd/system/collectd.service.d -e "$dropin" \
 	-e /usr/share/man/man5/collectd-memcg_bpf.5.gz -e /usr/share/man/man1/memcg-bpf-sample.1.gz \
 	"$work/dpkg-L" || true)
 [ -z "$unexpected" ] || fail "unexpected files in $pkg: $unexpected"
@@ -267,11 +398,14 @@ else
 	echo "packagecheck:   no systemd running on this machine: the drop-in is checked as a file and offline"
 fi
 # offline, on any machine: Debian's collectd.service with the drop-in keeps
-# every capability (CAP_SYS_ADMIN stands for the rest) and so CAP_BPF
+# every capability (CAP_SYS_ADMIN stands for the rest) and so CAP_BPF. Each
+# file at its package's path: bookworm's collectd-core has its unit under
+# /lib, the drop-in is under /usr/lib (one directory where /usr is merged).
 if command -v systemd-analyze >/dev/null; then
-	mkdir -p "$work/unit-deb/lib/systemd/system/collectd.service.d"
-	cp /lib/systemd/system/collectd.service "$work/unit-deb/lib/systemd/system/"
-	cp "$dropin" "$work/unit-deb/lib/systemd/system/collectd.service.d/"
+	unit=$(dpkg -L collectd-core | grep -m1 '/systemd/system/collectd\.service$') || fail "collectd-core has no collectd.service"
+	mkdir -p "$work/unit-deb$(dirname "$unit")" "$work/unit-deb$(dirname "$dropin")"
+	cp "$unit" "$work/unit-deb$unit"
+	cp "$dropin" "$work/unit-deb$dropin"
 	unit_keeps "$work/unit-deb" CAP_BPF && unit_keeps "$work/unit-deb" CAP_SYS_ADMIN ||
 		fail "collectd.service + $dropin (systemd-analyze security --offline): CAP_BPF or the full set lost ($(cat "$work/analyze.err"))"
 	echo "packagecheck:   collectd.service + drop-in, read offline by systemd-analyze: every capability kept, CAP_BPF included"
@@ -301,17 +435,7 @@ step_end "$(wc -l <"$work/dpkg-L") paths as expected, conffile registered"
 
 step_start "collectd -t / -T with the shipped snippet"
 mkdir -p "$work/collectd/conf.d"
-# collectd's Debian collectd.conf includes collectd.conf.d the same way.
-cat >"$work/collectd/collectd.conf" <<CONF
-BaseDir "$work/collectd"
-PIDFile "$work/collectd/collectd.pid"
-PluginDir "/usr/lib/collectd"
-TypesDB "/usr/share/collectd/types.db"
-Interval 1
-<Include "$work/collectd/conf.d">
-	Filter "*.conf"
-</Include>
-CONF
+collectd_conf "$work/collectd" "$work/collectd/conf.d" "Interval 1" >"$work/collectd/collectd.conf"
 # as shipped: everything commented out, collectd accepts it and loads nothing
 cp "$conf" "$work/collectd/conf.d/memcg_bpf.conf"
 collectd -t -C "$work/collectd/collectd.conf" >"$work/t0.log" 2>&1 || { cat "$work/t0.log"; fail "collectd -t, snippet as shipped"; }
@@ -351,26 +475,9 @@ rule_files:
   - $work/prom/rules.yml
   - $src/packaging/dashboard/memcg_bpf.cadvisor.rules.yml
 PROM
-port=9090
-if ! python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 9090))' 2>/dev/null; then
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-fi
-"$prometheus" --config.file="$work/prom/prometheus.yml" --storage.tsdb.path="$work/prom/data" \
-	--web.listen-address="127.0.0.1:$port" --web.enable-remote-write-receiver \
-	>"$work/prom/prometheus.log" 2>&1 &
-prom_pid=$!
-prom=http://127.0.0.1:$port
-i=0
-until curl -sf -o /dev/null "$prom/-/ready"; do
-	kill -0 "$prom_pid" 2>/dev/null && [ $i -lt 300 ] || { cat "$work/prom/prometheus.log"; fail "Prometheus did not start"; }
-	sleep 0.1; i=$((i + 1))
-done
-# What an operator does: the header's sed, the URL to this Prometheus, a
-# shorter interval for this plugin only, then restart collectd.
-sed -i 's/^#\([^ #]\)/\1/' "$conf"
-sed -i "s|^\(\tURL \"http://\)127.0.0.1:9090/|\1127.0.0.1:$port/|" "$conf"
-sed -i 's|^LoadPlugin memcg_bpf$|<LoadPlugin memcg_bpf>\n\tInterval 2\n</LoadPlugin>|' "$conf"
-grep -q "^	URL \"$prom/api/v1/write\"$" "$conf" || { cat "$conf"; fail "the enabled snippet has no URL to $prom"; }
+start_prometheus "$work/prom"
+# What an operator does: enable the snippet, then restart collectd.
+enable_snippet "$conf" "$port"
 collectd_pid=
 if [ $systemd = 1 ]; then
 	# Type=notify: systemctl returns once collectd is up
@@ -397,18 +504,7 @@ else
 	done
 fi
 # collectd's Hostname: FQDNLookup true in Debian's collectd.conf
-hosts="$(hostname) $(hostname -f 2>/dev/null || true)"
-host=
-t_ship=$(date +%s)
-while [ -z "$host" ] && [ $(($(date +%s) - t_ship)) -lt 60 ]; do
-	sleep 1
-	for h in $hosts; do
-		n=$(curl -sf "$prom/api/v1/query" --data-urlencode "query=count({__name__=~\"memcg_.+\", host=\"$h\"})" |
-			python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)') || n=0
-		[ "$n" = 0 ] || { host=$h; break; }
-	done
-done
-if [ -z "$host" ]; then
+if ! host_series_arrive; then
 	cat "$work/prom/prometheus.log" | tail -20
 	collectd -T -C /etc/collectd/collectd.conf 2>&1 | grep -i memcg | tail -20
 	fail "no memcg_* series of host $hosts in Prometheus 60 s after the restart"
@@ -449,10 +545,6 @@ rrd_wait=${MEMCG_BPF_RRD_WAIT:-20}
 step_start "RRD files on the stock collectd.conf, 50 cgroups added and shipped, ${rrd_wait} s later and a flush"
 rrd=/var/lib/collectd/rrd
 grep -q '^LoadPlugin rrdtool$' /etc/collectd/collectd.conf || fail "Debian's collectd.conf does not load rrdtool: nothing to test"
-prom_value() { # prom_value PROMQL: the first value of an instant query, 0 if none
-	curl -sf "$prom/api/v1/query" --data-urlencode "query=$1" |
-		python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)'
-}
 rrd_list() { (cd "$rrd" && find . -type f -name '*.rrd' | sort); }
 # a minute after the restart every stock plugin has written its files
 while [ $(($(date +%s) - t_ship)) -lt 60 ]; do sleep 1; done
