@@ -15,7 +15,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config
 	libcmocka-dev
 	collectd-core collectd-dev
 	protobuf-c-compiler libprotobuf-c-dev libcurl4-openssl-dev libsnappy-dev libzstd-dev
-	qemu-system-x86 busybox-static cpio zstd
+	qemu-system-x86 busybox-static cpio zstd jsonnet
 	python3 curl debian-archive-keyring ca-certificates
 	dpkg-dev debhelper lintian debootstrap rpm rpmlint openssl valgrind gnuplot-nox
 	flex bison bc"

@@ -14,7 +14,11 @@
 # 2. Boots Debian's arm64 cloud kernels (tests/vm/fetch-kernels.sh with
 #    MEMCG_BPF_VM_ARCH=arm64) under qemu-system-aarch64 (TCG) with the arm64
 #    CLI, its libraries and bookworm's arm64 busybox-static in the initramfs
-#    (tests/vm/run.sh, sets arm64 on 7.x and arm64_core on 6.12).
+#    (tests/vm/run.sh, sets arm64 on 7.x and arm64_core on 6.12), and for the
+#    collectd tests bookworm's arm64 collectd-core (with libcap2, which it
+#    needs) with the cross-built plugin, and sid's arm64 victoria-metrics
+#    (run.sh, tests/sender/fetch-receivers.sh): every package downloaded
+#    and unpacked into the cache, none installed.
 #
 # Not in make vmcheck (CI): a cross build (~4 min) and two boots (~2 min).
 # Environment: MEMCG_BPF_VM_* as for run.sh.
@@ -43,23 +47,35 @@ fi
 echo "vm-arm64: make in $cross"
 make -C "$cross" -j"$(nproc)" > "$cross/make.log" 2>&1 ||
 	{ tail -n 20 "$cross/make.log" >&2; die "the arm64 build failed (log: $cross/make.log)"; }
-case $(LC_ALL=C readelf -h "$cross/memcg-bpf-sample" | sed -n 's/^ *Machine: *//p') in
-AArch64) ;;
-*) die "$cross/memcg-bpf-sample is not an AArch64 program" ;;
-esac
+for elf in "$cross/memcg-bpf-sample" "$cross/.libs/memcg_bpf.so"; do
+	[ -f "$elf" ] || die "$elf not built (log: $cross/make.log; the plugin needs collectd-dev)"
+	[ "$(LC_ALL=C readelf -h "$elf" | sed -n 's/^ *Machine: *//p')" = AArch64 ] || die "$elf is not AArch64 code"
+done
 grep -qx "BPF_TARGET_ARCH = arm64" "$cross/Makefile" || die "$cross/Makefile does not build the BPF objects for arm64"
 
-# 2. bookworm's arm64 busybox-static, downloaded and unpacked (not installed)
-bb=$CACHE/busybox-arm64/bin/busybox
-if [ ! -x "$bb" ]; then
-	rm -rf "$CACHE/busybox-arm64"
-	mkdir -p "$CACHE/busybox-arm64/deb"
-	(cd "$CACHE/busybox-arm64/deb" && apt-get download -q busybox-static:arm64) > "$CACHE/busybox-arm64.log" 2>&1 ||
-		die "apt-get download busybox-static:arm64 failed (log: $CACHE/busybox-arm64.log)"
-	dpkg-deb -x "$CACHE"/busybox-arm64/deb/*.deb "$CACHE/busybox-arm64/root"
-	mkdir -p "$CACHE/busybox-arm64/bin"
-	cp "$CACHE/busybox-arm64/root/bin/busybox" "$bb"
-fi
+# unpacked NAME PKG...: bookworm's arm64 PKGs (arm64 is a foreign
+# architecture of dpkg here) downloaded and unpacked into $CACHE/NAME/root
+# once; not installed.
+unpacked() {
+	name=$1
+	shift
+	[ -f "$CACHE/$name/unpacked" ] && return 0
+	rm -rf "${CACHE:?}/$name"
+	mkdir -p "$CACHE/$name/deb"
+	(cd "$CACHE/$name/deb" && apt-get download -q "$@") > "$CACHE/$name.log" 2>&1 ||
+		die "apt-get download $* failed (log: $CACHE/$name.log)"
+	for deb in "$CACHE/$name"/deb/*.deb; do
+		dpkg-deb -x "$deb" "$CACHE/$name/root"
+	done
+	echo "$*" > "$CACHE/$name/unpacked"
+}
+
+# 2. busybox, and collectd for the guest's collectd tests
+unpacked busybox-arm64 busybox-static:arm64
+unpacked collectd-arm64 collectd-core:arm64 libcap2:arm64
+cdroot=$CACHE/collectd-arm64/root
 
 logs=${MEMCG_BPF_VM_LOGDIR:-$cross/vm-logs}
-MEMCG_BPF_VM_ARCH=arm64 BUSYBOX=$bb MEMCG_BPF_BUILDDIR=$cross MEMCG_BPF_VM_LOGDIR=$logs exec "$here/run.sh"
+MEMCG_BPF_VM_ARCH=arm64 BUSYBOX=$CACHE/busybox-arm64/root/bin/busybox MEMCG_BPF_BUILDDIR=$cross MEMCG_BPF_VM_LOGDIR=$logs \
+	COLLECTD=$cdroot/usr/sbin/collectd COLLECTD_PLUGINS=$cdroot/usr/lib/collectd TYPESDB=$cdroot/usr/share/collectd/types.db \
+	MEMCG_BPF_VM_LIBDIRS="$cdroot/lib/$HOST $cdroot/usr/lib/$HOST" exec "$here/run.sh"

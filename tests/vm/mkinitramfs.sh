@@ -22,7 +22,9 @@
 # are copied as regular files. When SRC is a dynamically linked ELF program
 # or shared object (collectd, its plugins), the ldd closure of SRC goes to
 # /opt/memcg/lib too, so a dlopen()ed plugin finds its libraries through the
-# guest's LD_LIBRARY_PATH.
+# guest's LD_LIBRARY_PATH. For arm64, MEMCG_BPF_VM_LIBDIRS names more
+# directories (space-separated) than the multiarch ones that those libraries
+# are taken from (packages unpacked, not installed: collectd's libcap2).
 set -eu
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
@@ -98,27 +100,39 @@ needed() {
 	LC_ALL=C readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'
 }
 
+# foreign_lib SONAME: copies SONAME of another architecture from its
+# multiarch directories (Debian's libbpf-dev:arm64 and the like) or
+# MEMCG_BPF_VM_LIBDIRS into the initramfs; 1 when none has it.
+foreign_lib() {
+	# shellcheck disable=SC2086 # a list of directories
+	for dir in "/lib/$MULTIARCH" "/usr/lib/$MULTIARCH" ${MEMCG_BPF_VM_LIBDIRS:-}; do
+		if [ -f "$dir/$1" ]; then
+			cp -L "$dir/$1" "$stage/opt/memcg/lib/$1"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # copy_needed ELF: for an ELF of another architecture (MEMCG_BPF_VM_ARCH
-# arm64: ldd cannot run it), copies the sonames it names as NEEDED from that
-# architecture's multiarch directories (Debian's libbpf-dev:arm64 and the
-# like), then theirs.
+# arm64: ldd cannot run it), copies the sonames it names as NEEDED
+# (foreign_lib), then theirs.
 copy_needed() {
 	for soname in $(needed "$1"); do
 		[ -f "$stage/opt/memcg/lib/$soname" ] && continue
-		if [ -f "/lib/$MULTIARCH/$soname" ]; then
-			cp -L "/lib/$MULTIARCH/$soname" "$stage/opt/memcg/lib/$soname"
-		elif [ -f "/usr/lib/$MULTIARCH/$soname" ]; then
-			cp -L "/usr/lib/$MULTIARCH/$soname" "$stage/opt/memcg/lib/$soname"
-		else
-			die "$1 needs $soname, which is in no /lib/$MULTIARCH or /usr/lib/$MULTIARCH (apt-get install its :$MEMCG_BPF_VM_ARCH package)"
-		fi
+		foreign_lib "$soname" ||
+			die "$1 needs $soname, which is in no /lib/$MULTIARCH, /usr/lib/$MULTIARCH or MEMCG_BPF_VM_LIBDIRS (apt-get install its :$MEMCG_BPF_VM_ARCH package)"
 		copy_needed "$stage/opt/memcg/lib/$soname"
 	done
 }
 
-# copy_libs_foreign ELF: copy_needed, and the program interpreter ELF names.
+# copy_libs_foreign ELF: copy_needed, libgcc_s (as copy_libs says), and the
+# program interpreter ELF names.
 copy_libs_foreign() {
 	copy_needed "$1"
+	if [ -f "$stage/opt/memcg/lib/libc.so.6" ] && [ ! -f "$stage/opt/memcg/lib/libgcc_s.so.1" ]; then
+		foreign_lib libgcc_s.so.1 || die "libgcc_s.so.1 not found (apt-get install libgcc-s1:$MEMCG_BPF_VM_ARCH)"
+	fi
 	loader=$(LC_ALL=C readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
 	[ -n "$loader" ] || return 0
 	[ -f "$loader" ] || die "$1 asks for the program interpreter $loader, which is not here (apt-get install libc6:$MEMCG_BPF_VM_ARCH)"

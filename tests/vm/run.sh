@@ -13,7 +13,7 @@
 #   MEMCG_BPF_BUILDDIR     build dir with memcg-bpf-sample (required)
 #   MEMCG_BPF_VM_CACHE     kernel cache (see fetch-kernels.sh)
 #   MEMCG_BPF_VM_KERNELS   which kernels to boot: "kfunc kfunc:kfunc_oom
-#                          fallback bookworm kfunc:psi_off bookworm:v1
+#                          kfunc:mixin fallback bookworm kfunc:psi_off bookworm:v1
 #                          kfunc:numa 7.2:matrix 7.0:matrix 6.19:matrix"
 #                          (default); KERNEL is a name or role of
 #                          tests/vm/kernels.list; KERNEL:SET
@@ -44,7 +44,9 @@
 #                          and types.db put into the guest at their Debian
 #                          paths with the built .libs/memcg_bpf.so
 #                          (/usr/sbin/collectd, /usr/lib/collectd,
-#                          /usr/share/collectd/types.db); without them the
+#                          /usr/share/collectd/types.db), and
+#                          tests/bench/bench_sink.c built with $CC (gcc;
+#                          aarch64-linux-gnu-gcc for arm64); without them the
 #                          guest's collectd tests skip, saying why
 #   MEMCG_BPF_VM_TIMEOUT   seconds per VM before it counts as hung, for every
 #                          set (default: set_timeout's, twice the longest the
@@ -61,8 +63,12 @@
 #                          kernels under qemu-system-aarch64 (-M virt), with
 #                          the build dir a cross build (tests/vm/arm64.sh,
 #                          make vmcheck-arm64); its sets: kfunc:arm64 and
-#                          fallback:arm64_core (default), no collectd and no
-#                          receivers (those are amd64 programs here)
+#                          fallback:arm64_core (default); the receivers are
+#                          sid's arm64 builds (fetch-receivers.sh with
+#                          PRIVATE_APT_ARCH=arm64, cached in the receivers'
+#                          cache + "-arm64"), victoria-metrics alone by
+#                          default; COLLECTD and the rest must be arm64's
+#                          (arm64.sh unpacks bookworm's)
 #   QEMU                   qemu-system-x86_64 (qemu-system-aarch64 for arm64)
 #
 # Each guest gets an empty 64 MiB scratch disk (NVMe: its driver and ext4
@@ -81,8 +87,9 @@ BUILDDIR=$MEMCG_BPF_BUILDDIR
 ARCH=${MEMCG_BPF_VM_ARCH:-amd64}
 case $ARCH in
 amd64)
-	KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc kfunc:kfunc_oom fallback bookworm kfunc:psi_off bookworm:v1 kfunc:numa 7.2:matrix 7.0:matrix 6.19:matrix}
+	KERNELS=${MEMCG_BPF_VM_KERNELS:-kfunc kfunc:kfunc_oom kfunc:mixin fallback bookworm kfunc:psi_off bookworm:v1 kfunc:numa 7.2:matrix 7.0:matrix 6.19:matrix}
 	QEMU=${QEMU:-qemu-system-x86_64}
+	CC=${CC:-gcc} RX_ARCH='' RX_CACHE=${MEMCG_BPF_RECEIVER_CACHE:-}
 	MACHINE="-cpu max" CONSOLE=ttyS0
 	# qemu_ports PROTO DATA: serial ports 2 and 3 (ttyS1, ttyS2) into those files
 	qemu_ports() { echo "-serial file:$1 -serial file:$2"; } ;;
@@ -98,7 +105,9 @@ arm64)
 			"-chardev file,id=data,path=$2 -device virtconsole,chardev=data"
 	}
 	MEMCG_BPF_VM_GUEST_ENV="VMTEST_PROTO=/dev/hvc0 VMTEST_DATA=/dev/hvc1 ${MEMCG_BPF_VM_GUEST_ENV:-}"
-	MEMCG_BPF_VM_RECEIVERS=${MEMCG_BPF_VM_RECEIVERS-} ;;
+	MEMCG_BPF_VM_RECEIVERS=${MEMCG_BPF_VM_RECEIVERS-victoria-metrics}
+	CC=aarch64-linux-gnu-gcc RX_ARCH=arm64
+	RX_CACHE=${MEMCG_BPF_RECEIVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memcg_bpf/receivers}-arm64 ;;
 *) echo "vm: MEMCG_BPF_VM_ARCH=$ARCH: amd64 or arm64" >&2; echo "0 passed, 1 failed"; exit 1 ;;
 esac
 export MEMCG_BPF_VM_ARCH=$ARCH
@@ -164,12 +173,16 @@ cat "$LOGDIR/kernels.txt"
 
 # The shipped rules (the OOM alert test loads them into Prometheus).
 files="$here/../../packaging/dashboard/memcg_bpf.rules.yml=/vmtest/memcg_bpf.rules.yml"
+# The kube_mixin test's: the kubernetes-mixin's rules and memory queries,
+# rendered by jsonnet, and the shipped cAdvisor rules (tests/vm/kube-mixin.sh).
+files="$files $("$here/kube-mixin.sh" "$LOGDIR/kube-mixin")"
 
 # The receivers: Prometheus, VictoriaMetrics (Debian sid, unpacked, cached).
 programs=${MEMCG_BPF_VM_PROGRAMS:-}
 want=${MEMCG_BPF_VM_RECEIVERS-prometheus victoria-metrics}
 if [ -n "$want" ]; then
-	if receivers=$("$here/../sender/fetch-receivers.sh" 2> "$LOGDIR/receivers.log"); then
+	if receivers=$(PRIVATE_APT_ARCH=$RX_ARCH MEMCG_BPF_RECEIVER_CACHE=$RX_CACHE \
+		"$here/../sender/fetch-receivers.sh" 2> "$LOGDIR/receivers.log"); then
 		for r in $want; do
 			p=$(echo "$receivers" | awk -v r="$r" '$1 == r { print $3 }')
 			if [ -n "$p" ]; then
@@ -185,9 +198,7 @@ fi
 
 # The real collectd daemon with the built plugin, at the paths Debian uses.
 plugin_so=$BUILDDIR/.libs/memcg_bpf.so
-if [ "$ARCH" != amd64 ]; then
-	echo "vm: $ARCH: no collectd in the guest (the collectd here is an amd64 program)"
-elif [ ! -f "$plugin_so" ]; then
+if [ ! -f "$plugin_so" ]; then
 	echo "vm: $plugin_so not built (no collectd-dev?): the guest's collectd tests will skip"
 elif [ ! -x "$COLLECTD" ] || [ ! -f "$TYPESDB" ] ||
 	[ ! -f "$COLLECTD_PLUGINS/csv.so" ] || [ ! -f "$COLLECTD_PLUGINS/logfile.so" ]; then
@@ -203,7 +214,7 @@ else
 	# soak's collectd writer (no I/O for tens of thousands of churned cgroups).
 	cflags=${COLLECTD_CPPFLAGS:-$(sed -n 's/^COLLECTD_CPPFLAGS = //p' "$BUILDDIR/Makefile" 2>/dev/null)}
 	# shellcheck disable=SC2086 # $cflags is a list of words
-	if ${CC:-gcc} -shared -fPIC -O2 -Wall -Wextra $cflags -I"$here/../../plugin" -I"$here/../.." -o "$LOGDIR/bench_sink.so" \
+	if $CC -shared -fPIC -O2 -Wall -Wextra $cflags -I"$here/../../plugin" -I"$here/../.." -o "$LOGDIR/bench_sink.so" \
 		"$here/../../tests/bench/bench_sink.c" > "$LOGDIR/bench_sink.log" 2>&1; then
 		files="$files $LOGDIR/bench_sink.so=/usr/lib/collectd/bench_sink.so"
 	else

@@ -5,9 +5,10 @@
 # tests/vm/run.sh (MEMCG_BPF_VM_RECEIVERS). Functions only, sourced by
 # run-tests.sh after lib.sh. Each receiver is started at its first use and
 # keeps its data in $WORK until receivers_stop.
-#   prom_start [RULES]  Prometheus with the remote-write receiver (1.0 and
-#                       2.0); with RULES, a copy of that rules file loaded
-#                       and every group evaluated each second
+#   prom_start [RULES...]  Prometheus with the remote-write receiver (1.0
+#                       and 2.0); with RULES, a copy of each rules file
+#                       loaded and every group evaluated each second; with
+#                       PROM_SCRAPE set, those lines under scrape_configs
 #   vm_start            VictoriaMetrics
 #   receivers_stop      stops both and drops what they stored
 #   rx_query URL EXPR   an instant query at URL (either receiver): one
@@ -39,14 +40,19 @@ prom_start() {
 	# Rule groups are evaluated every second instead of at the group's
 	# interval (make packagecheck does the same, at 2 s); their [5m]
 	# windows stay as shipped.
-	if [ -n "${1:-}" ]; then
-		[ -f "$1" ] || { why "no rules file $1 in the initramfs"; return 1; }
-		sed 's/^\([[:space:]]*interval:[[:space:]]*\).*$/\11s/' "$1" > "$pd/rules.yml"
-		printf 'global:\n  scrape_interval: 1h\n  evaluation_interval: 1s\nrule_files:\n  - %s\n' \
-			"$pd/rules.yml" > "$pd/prometheus.yml"
+	if [ $# -gt 0 ]; then
+		printf 'global:\n  scrape_interval: 1h\n  evaluation_interval: 1s\nrule_files:\n' > "$pd/prometheus.yml"
+		pn=0 # (not n, f: the callers' variables)
+		for pf in "$@"; do
+			[ -f "$pf" ] || { why "no rules file $pf in the initramfs"; return 1; }
+			pn=$((pn + 1))
+			sed 's/^\([[:space:]]*interval:[[:space:]]*\).*$/\11s/' "$pf" > "$pd/rules$pn.yml"
+			echo "  - $pd/rules$pn.yml" >> "$pd/prometheus.yml"
+		done
 	else
 		printf 'global:\n  scrape_interval: 1h\n' > "$pd/prometheus.yml"
 	fi
+	[ -z "${PROM_SCRAPE:-}" ] || printf 'scrape_configs:\n%s\n' "$PROM_SCRAPE" >> "$pd/prometheus.yml"
 	prometheus --config.file="$pd/prometheus.yml" --storage.tsdb.path="$pd/data" \
 		--web.listen-address=127.0.0.1:9090 --web.enable-remote-write-receiver \
 		--web.remote-write-receiver.accepted-protobuf-messages=prometheus.WriteRequest \
@@ -54,11 +60,11 @@ prom_start() {
 		--log.level=warn > "$WORK/prometheus.log" 2>&1 &
 	PROM_PID=$!
 	wait_health "$PROM_URL/-/ready" "$PROM_PID" prometheus || return 1
-	[ -z "${1:-}" ] && return 0
+	[ $# -eq 0 ] && return 0
 	# the rules loaded: at least one group (a broken file stops Prometheus)
 	wget -q -O - "$PROM_URL/api/v1/rules" > "$pd/rules.json" 2>/dev/null
 	if ! grep -q '"groups":\[{' "$pd/rules.json"; then
-		why "Prometheus loaded no rule group from $1: $(tail -n 3 "$WORK/prometheus.log" | tr '\n' ' ' | cut -c 1-200)"
+		why "Prometheus loaded no rule group from $*: $(tail -n 3 "$WORK/prometheus.log" | tr '\n' ' ' | cut -c 1-200)"
 		return 1
 	fi
 }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The guest's acceptance tests: run-tests.sh SET (the sets at the end)
-#   kfunc, kfunc_oom  a kernel with the memcg kfuncs (Linux >= 7.0)
+#   kfunc, kfunc_oom, mixin  a kernel with the memcg kfuncs (Linux >= 7.0)
 #   fallback  a kernel without them (6.12): bpf-core, and text
 #   bookworm  Debian 12's kernel (6.1): bpf-core, and text
 #   matrix    any kernel of a layout family (tests/vm/kernels.list): every
@@ -12,9 +12,11 @@
 . /vmtest/lib.sh
 . /vmtest/tree.sh
 . /vmtest/receivers.sh
+. /vmtest/rw_values.sh
 . /vmtest/bench.sh
 . /vmtest/oom.sh
 . /vmtest/identity.sh
+. /vmtest/kube_mixin.sh
 . /vmtest/backends.sh
 . /vmtest/hostile.sh
 . /vmtest/budget.sh
@@ -894,6 +896,10 @@ kfunc_oom) # the same kernel: OOM kills end to end, identity labels, hostile nam
 	run_test hostile_names t_hostile_names
 	run_test budget t_budget
 	;;
+mixin) # the same kernel: the kubernetes-mixin's queries on the cAdvisor rules
+	# (its own boot: with kfunc_oom's it would take more than half their timeout)
+	run_test kube_mixin t_kube_mixin
+	;;
 fallback) # 6.12, two NUMA nodes: bpf-core. The kfunc sets' identity, hostile
 	# names, budget and OOM storm have no part that differs by kernel (the
 	# walk's records and its rank-only map are the same code in every walk;
@@ -969,6 +975,7 @@ arm64) # arm64, 7.x (issue 35): the kfunc walk
 	run_test values_bpf t_values_bpf_200
 	run_test values_text t_values_text_200
 	run_test values_bpf_vs_text t_values_bpf_vs_text
+	run_test rw_values_bpf t_rw_values_bpf
 	run_test oom_storm t_oom_storm
 	;;
 arm64_core) # arm64, 6.12 (issue 35): bpf-core
@@ -978,6 +985,7 @@ arm64_core) # arm64, 6.12 (issue 35): bpf-core
 	run_test values_core t_values_core_200
 	run_test values_text t_values_text_200
 	run_test values_core_vs_text t_values_core_vs_text
+	run_test rw_values_core t_rw_values_core
 	run_test oom_storm t_oom_storm
 	;;
 allocinfo) # the allocation profiling kernel (issue 37; tests/vm/build-profiling-kernel.sh)
