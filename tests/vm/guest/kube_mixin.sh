@@ -282,6 +282,23 @@ km_round() {
 	echo "$rows" > "$WORK/km.rowcount"
 }
 
+# km_settled T: waits (60 s at most) until every container's memcg_usage_bytes
+# is from a sample taken after T (seconds) and the mixin's recorded working
+# set has been evaluated at least 2 s after that sample (the cAdvisor rule,
+# then the mixin's, each group every second); 1 when it does not come.
+km_settled() {
+	i=0
+	while [ $i -lt 60 ]; do
+		raw=$(prom_value "min(timestamp(memcg_usage_bytes{cluster=\"$KM_CLUSTER\",cgroup=~\"/kubepods.*\"}))") || raw=0
+		rec=$(prom_value 'min(timestamp(node_namespace_pod_container:container_memory_working_set_bytes))') || rec=0
+		raw=${raw%%.*} rec=${rec%%.*}
+		[ "$raw" -gt "$1" ] && [ "$rec" -ge $((raw + 2)) ] && return 0
+		i=$((i + 1))
+		sleep 1
+	done
+	return 1
+}
+
 # km_standin_whole SECONDS: whether every scrape of the kube-state-metrics
 # stand-in in the last SECONDS succeeded and gave every sample of its file
 # (one cut short at a line's end is a success that leaves the rest stale);
@@ -404,8 +421,9 @@ EOF
 		sleep 1
 	done
 
-	# A round: the kernel's values, 6 s for them to pass collectd, remote
-	# write and two rule evaluations, every query, the kernel's values again.
+	# A round: the kernel's values, a wait until a sample taken after them
+	# has passed remote write and both rule groups (km_settled), every
+	# query, the kernel's values again.
 	# A round whose kernel values moved in between (a per-CPU charge cache
 	# given back, a batch of pages put on the LRU lists), or in which a
 	# scrape of the stand-in failed or came short (its series stale for a
@@ -417,7 +435,7 @@ EOF
 		tries=$((tries + 1))
 		km_kernel "$WORK/km.k1"
 		t_round=$(date +%s)
-		sleep 6
+		km_settled "$t_round" || { why "no sample after the kernel's values reached the mixin's rules in 60 s"; km_cleanup; return 1; }
 		km_round "$WORK/km.bad"
 		km_kernel "$WORK/km.k2"
 		if ! cmp -s "$WORK/km.k1" "$WORK/km.k2"; then
