@@ -1,7 +1,9 @@
 #!/bin/sh
 # make packagecheck: the packages as a fleet gets them. Needs root (it
 # installs the .deb on this machine with apt and removes it again), so it is
-# not part of make check.
+# not part of make check. What it changes on the machine is written to a
+# ledger first (/var/lib/memcg-bpf-packagecheck): a run that was killed is
+# undone by the next one before it starts.
 #  1. the man page follows the code (check-man.sh);
 #  2. packaging/build-deb.sh: make dist -> dpkg-buildpackage -> lintian
 #     (bookworm's; fails on lintian errors), and nothing from lintian but
@@ -86,16 +88,84 @@ arm64=${MEMCG_BPF_PACKAGE_ARM64:-0}
 for tool in dpkg-buildpackage dh rpmbuild collectd; do
 	command -v "$tool" >/dev/null || { echo "packagecheck: SKIP: $tool missing (apt-get install dpkg-dev debhelper rpm collectd-core lintian rpmlint)"; exit 77; }
 done
-if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
-	echo "packagecheck: $pkg is already installed here; not touching it (apt-get purge $pkg first)" >&2
-	exit 1
-fi
+
+# What a run changes on this machine (a package it installs, a directory or
+# a cgroup it makes, the system's collectd it starts) goes into a ledger
+# before it is done, and is undone from the ledger at exit, last first. A
+# run that was killed (its EXIT trap never ran) leaves its ledger behind:
+# the next run undoes it first, so one killed run cannot fail the next
+# one. Whatever the ledger does not list (an operator's own install of the
+# package, a running collectd) is never touched.
+ledger_dir=/var/lib/memcg-bpf-packagecheck
+ledger=$ledger_dir/ledger
+systemd=0
+ledger_add() { # ledger_add KIND WHAT, before doing it
+	mkdir -p "$ledger_dir" && echo "$1 $2" >>"$ledger"
+}
+undo() { # undo KIND WHAT: undoes one ledger entry, then drops it
+	case $1 in
+	package)
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$2" >/dev/null 2>&1 ||
+			echo "packagecheck: could not purge $2 (apt-get purge $2)" >&2
+		;;
+	collectd) stop_collectd ;;
+	cgroup)
+		if [ -d "$2" ]; then
+			for d in "$2"/c*/; do [ ! -d "$d" ] || rmdir "$d" 2>/dev/null || true; done
+			rmdir "$2" 2>/dev/null || echo "packagecheck: could not remove the cgroup $2" >&2
+		fi
+		;;
+	dir) rm -rf --one-file-system "$2" ;;
+	esac
+	[ ! -f "$ledger" ] || { grep -vxF "$1 $2" "$ledger" >"$ledger.new" || true; mv "$ledger.new" "$ledger"; }
+}
+undo_ledger() { # everything the ledger lists, last first
+	[ -f "$ledger" ] || return 0
+	tac "$ledger" >"$ledger.todo"
+	while read -r kind what; do undo "$kind" "$what"; done <"$ledger.todo"
+	rm -f "$ledger" "$ledger.todo"
+	rmdir "$ledger_dir" 2>/dev/null || true
+}
+stop_pid() { # stop_pid PID: TERM, then KILL after 10 s
+	kill -TERM "$1" 2>/dev/null || return 0
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL "$1" 2>/dev/null || true
+}
+# stop_collectd: the init script's stop (collectdmon by its pidfile), then
+# both PIDs checked and, if still alive, stopped by PID. A pidfile whose PID
+# is no collectd (left by a killed run, the PID since reused) is removed.
+stop_collectd() {
+	if [ $systemd = 1 ]; then
+		systemctl stop collectd.service >/dev/null 2>&1 || true
+		return 0
+	fi
+	mon=$(cat /var/run/collectd.pid 2>/dev/null || true)
+	[ -n "$mon" ] || return 0
+	case $(cat "/proc/$mon/comm" 2>/dev/null) in
+	collectd*) ;;
+	*) rm -f /var/run/collectd.pid; return 0 ;;
+	esac
+	child=$(ps -o pid= --ppid "$mon" 2>/dev/null | tr -d ' ' || true)
+	/etc/init.d/collectd stop >/dev/null 2>&1 || true
+	for p in $mon $child; do stop_pid "$p"; done
+	rm -f /var/run/collectd.pid
+}
 
 # systemd as PID 1 (sd_booted()'s test): the acceptance then runs collectd
 # as collectd.service; otherwise through the init script, and says why.
-systemd=0
-if [ -d /run/systemd/system ]; then
-	systemd=1
+[ ! -d /run/systemd/system ] || systemd=1
+if [ -s "$ledger" ]; then
+	echo "packagecheck: an earlier run was stopped before its cleanup; undoing what its ledger ($ledger) lists:" \
+		"$(tac "$ledger" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+	undo_ledger
+fi
+if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
+	echo "packagecheck: $pkg is already installed here, not by this test; not touching it (apt-get purge $pkg first)" >&2
+	exit 1
+fi
+
+if [ $systemd = 1 ]; then
 	echo "packagecheck: PID 1 is systemd: collectd runs as collectd.service"
 else
 	echo "packagecheck: PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown), not systemd: collectd.service is" \
@@ -117,43 +187,11 @@ prometheus=$("$src/tests/sender/fetch-receivers.sh" 2>/dev/null | awk '$1 == "pr
 promtool=$("$src/tests/packaging/fetch-promtool.sh") || { echo "packagecheck: SKIP: no promtool (no network and no cache)"; exit 77; }
 
 work=$(mktemp -d /tmp/memcg-bpf-packagecheck.XXXXXX)
-installed=0
-collectd_installed=0 # 1: this test installed Debian's collectd package
-collectd_rrd_was_there=1
 prom_pid=
-test_cgroup= # the cgroup step 6 adds (with 50 children), removed at exit
 debian13=$src/tests/packaging/debian13-root.sh
 d13_mounted=0 # 1: step 2c's overlay of the Debian 13 root is mounted at $work/debian13/root
 d13_collectd_pid=
-remove_test_cgroup() {
-	[ -n "$test_cgroup" ] && [ -d "$test_cgroup" ] || return 0
-	for d in "$test_cgroup"/c*/; do [ ! -d "$d" ] || rmdir "$d" 2>/dev/null || true; done
-	rmdir "$test_cgroup" 2>/dev/null || echo "packagecheck: could not remove $test_cgroup" >&2
-	test_cgroup=
-}
-stop_pid() { # stop_pid PID: TERM, then KILL after 10 s
-	kill -TERM "$1" 2>/dev/null || return 0
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -KILL "$1" 2>/dev/null || true
-}
-# stop_collectd: the init script's stop (collectdmon by its pidfile), then
-# both PIDs checked and, if still alive, stopped by PID.
-stop_collectd() {
-	if [ $systemd = 1 ]; then
-		systemctl stop collectd.service >"$work/collectd-stop.log" 2>&1 || true
-		return 0
-	fi
-	mon=$(cat /var/run/collectd.pid 2>/dev/null || true)
-	[ -n "$mon" ] || return 0
-	child=$(ps -o pid= --ppid "$mon" 2>/dev/null | tr -d ' ' || true)
-	/etc/init.d/collectd stop >"$work/collectd-stop.log" 2>&1 || true
-	for p in $mon $child; do stop_pid "$p"; done
-	rm -f /var/run/collectd.pid
-}
 cleanup() {
-	stop_collectd
-	remove_test_cgroup
 	[ -z "$d13_collectd_pid" ] || stop_pid "$d13_collectd_pid"
 	[ -z "$prom_pid" ] || stop_pid "$prom_pid"
 	# the Debian 13 root's mounts go before anything under $work is removed
@@ -161,15 +199,10 @@ cleanup() {
 	if [ $d13_mounted = 1 ] && ! "$debian13" leave "$work/debian13"; then
 		MEMCG_BPF_KEEP=1
 	fi
-	if [ $installed = 1 ]; then
-		echo "packagecheck: removing $pkg after a failure"
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >/dev/null 2>&1 || true
+	if [ -s "$ledger" ]; then
+		echo "packagecheck: undoing what this run did:" "$(tac "$ledger" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+		undo_ledger
 	fi
-	if [ $collectd_installed = 1 ]; then
-		echo "packagecheck: removing the collectd package it installed"
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q collectd >/dev/null 2>&1 || true
-	fi
-	[ $collectd_rrd_was_there = 1 ] || rm -rf /var/lib/collectd/rrd
 	[ "${MEMCG_BPF_KEEP:-0}" = 1 ] && echo "packagecheck: kept $work" || rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
@@ -354,7 +387,7 @@ step_end "$d13_lintian: nothing; installed next to collectd-core $(awk '$1 == "c
 
 # ---- 3. install, layout, collectd, purge
 step_start "apt-get install ./$(basename "$deb")"
-installed=1
+ledger_add package "$pkg"
 (cd "$work/deb" && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	"./$(basename "$deb")") >"$work/apt-install.log" 2>&1 || { cat "$work/apt-install.log"; fail "apt-get install"; }
 stripped / usr/lib/collectd/memcg_bpf.so "the .deb"
@@ -453,12 +486,17 @@ step_end "collectd -t (shipped, enabled) and -T (enabled): $(grep -m1 -o 'memcg_
 
 # ---- 4. acceptance: the system's collectd ships to a local Prometheus
 step_start "acceptance: enable the snippet, restart collectd, series in Prometheus"
+# in the ledger in this order, so that they are undone in the other:
+# collectd stopped, its RRD files removed, then the package purged
 if ! dpkg-query -W -f='${Status}' collectd 2>/dev/null | grep -q 'ok installed'; then
-	collectd_installed=1
+	ledger_add package collectd
+	[ -d /var/lib/collectd/rrd ] || ledger_add dir /var/lib/collectd/rrd
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends collectd \
 		>"$work/apt-install-collectd.log" 2>&1 || { cat "$work/apt-install-collectd.log"; fail "apt-get install collectd"; }
+else
+	[ -d /var/lib/collectd/rrd ] || ledger_add dir /var/lib/collectd/rrd
 fi
-[ -d /var/lib/collectd/rrd ] || collectd_rrd_was_there=0
+ledger_add collectd started
 grep -q '^<Include "/etc/collectd/collectd.conf.d">' /etc/collectd/collectd.conf ||
 	fail "/etc/collectd/collectd.conf does not include collectd.conf.d"
 # Prometheus with the remote-write receiver and the rules (a test copy
@@ -553,6 +591,7 @@ cgroups_before=$(prom_value "count(memcg_anon_bytes{host=\"$host\"})")
 # 50 cgroups more, under the memory controller's root (v2 or v1)
 if [ -e /sys/fs/cgroup/cgroup.controllers ]; then memroot=/sys/fs/cgroup; else memroot=/sys/fs/cgroup/memory; fi
 test_cgroup=$memroot/memcg-packagecheck.$$
+ledger_add cgroup "$test_cgroup"
 mkdir "$test_cgroup" || fail "mkdir $test_cgroup"
 [ "$memroot" = /sys/fs/cgroup/memory ] || echo +memory >"$test_cgroup/cgroup.subtree_control"
 for i in $(seq 50); do mkdir "$test_cgroup/c$i"; done
@@ -581,16 +620,16 @@ added=$(comm -13 "$work/rrd-before" "$work/rrd-after")
 [ -z "$added" ] || echo "packagecheck:   RRD files added by other plugins meanwhile: $(echo "$added" | tr '\n' ' ')"
 # 51 more cgroups, each with at least one stat, would add 51 files at least
 [ $((n_after - n_before)) -lt 51 ] || fail "RRD files grew from $n_before to $n_after with the cgroups ($cgroups_before -> $cgroups_after)"
-remove_test_cgroup
+undo cgroup "$test_cgroup"
 step_end "$n_after RRD files under $rrd after $(($(date +%s) - t_ship)) s ($n_before a minute after the restart; $self_after of them memcg_bpf-self); cgroups shipped: $cgroups_before, then $cgroups_after"
 
-stop_collectd
+undo collectd started
 stop_pid "$prom_pid"
 prom_pid=
 
 step_start "apt-get purge $pkg"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$pkg" >"$work/apt-purge.log" 2>&1 || { cat "$work/apt-purge.log"; fail "apt-get purge"; }
-installed=0
+undo package "$pkg" # purged: only its ledger entry goes
 for f in /usr/lib/collectd/memcg_bpf.so /usr/bin/memcg-bpf-sample "$conf" "$spool"; do
 	[ ! -e "$f" ] || fail "$f is still there after purge"
 done
