@@ -70,6 +70,20 @@ size_t sampler_column_of(const struct sampler *s, const char *name);
 enum sampler_backend sampler_backend_used(const struct sampler *s);
 
 /*
+ * The loaded BPF walk, for memcg-bench's minimal walk, which must read what
+ * it reads: its flavor (enum memcg_walk_flavor), its reads in record order
+ * and the directory it walks. 0, or -EOPNOTSUPP for the text backend.
+ */
+struct memcg_read;
+struct sampler_walk_plan {
+	int flavor;
+	const struct memcg_read *reads;
+	size_t nr_reads;
+	const char *dir;
+};
+int sampler_walk_plan(const struct sampler *s, struct sampler_walk_plan *plan);
+
+/*
  * Why it runs, in one word (a label value on the wire; the log line says it
  * in full): "configured" (Backend named it), "kfuncs" (auto: the kernel
  * has the memcg kfuncs), "no_kfuncs" (auto: the bpf walk did not load, so

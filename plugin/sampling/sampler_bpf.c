@@ -685,6 +685,19 @@ static void bpf_close(struct sampler *s)
 	s->priv = NULL;
 }
 
+int sampler_walk_plan(const struct sampler *s, struct sampler_walk_plan *plan)
+{
+	const struct bpf_backend *b = s->priv;
+
+	if (s->ops != &sampler_bpf_ops && s->ops != &sampler_bpf_core_ops)
+		return -EOPNOTSUPP;
+	plan->flavor = b->flavor;
+	plan->reads = b->reads;
+	plan->nr_reads = b->nr_reads;
+	plan->dir = b->mount_dir;
+	return 0;
+}
+
 static int bpf_rank_only(struct sampler *s, const struct sample_table *t, const bool *ships)
 {
 	return bpf_rank_only_set(s->priv, t, ships);

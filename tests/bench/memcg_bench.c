@@ -2,7 +2,8 @@
 /*
  * memcg-bench: cost per cgroup of one sample of a whole tree, for the text
  * backend, the bpf backend (or bpf-core: --backend), a bare walk of it that
- * reads no stats, and the plain hand-written reader, taking turns. It creates flat trees of N cgroups under
+ * reads no stats, the minimal walk (minimal_walk.bpf.c: the bpf walk's reads
+ * and nothing else, the yardstick) and the plain hand-written reader, taking turns. It creates flat trees of N cgroups under
  * --parent (run it in a VM or on a machine whose cgroup tree is yours) and
  * removes them afterwards. Prints medians in microseconds per cgroup.
  *
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "minimal_walk.h"
 #include "plain_reader.h"
 #include "sampling/numa_nodes.h"
 #include "sampling/sampler.h"
@@ -328,13 +330,14 @@ static void cgroups_below(const char *path, long *live, long *dying)
  * The four readers of one tree. They take turns, one sample each per round,
  * so that drift in the machine's speed (TCG is noisy) hits them alike.
  */
-enum reader { R_TEXT, R_PLAIN, R_BPF, R_BARE, NR_READERS };
+enum reader { R_TEXT, R_PLAIN, R_BPF, R_BARE, R_MINIMAL, NR_READERS };
 
 struct readers {
-	bool on[NR_READERS];                 /* R_PLAIN: off with per-node stats */
-	struct sampler *sampler[NR_READERS]; /* R_PLAIN: none */
+	bool on[NR_READERS];                 /* R_PLAIN: off with per-node stats; R_MINIMAL: where it cannot read the same */
+	struct sampler *sampler[NR_READERS]; /* R_PLAIN, R_MINIMAL: none */
 	struct sample_table table[NR_READERS];
 	struct plain_reader *plain;
+	struct minimal_walk *minimal;
 	uint64_t *plain_values;
 	size_t rows[NR_READERS];
 };
@@ -354,7 +357,7 @@ static int open_readers(struct readers *r, const char *root, char **dirs, long n
 		};
 
 		r->on[k] = k != R_PLAIN || !sel->nr_numa;
-		if (k == R_PLAIN)
+		if (k == R_PLAIN || k == R_MINIMAL)
 			continue;
 		if (k != R_BARE) {
 			opts.stats = (const struct stat_def **)sel->stats;
@@ -367,6 +370,11 @@ static int open_readers(struct readers *r, const char *root, char **dirs, long n
 			return err;
 		sampler_table_init(r->sampler[k], &r->table[k]);
 	}
+	/* the per-node values are not the minimal walk's: it would be timed doing less */
+	err = sel->nr_numa ? -EOPNOTSUPP : minimal_walk_open(r->sampler[R_BPF], n + 1 + 64, &r->minimal);
+	r->on[R_MINIMAL] = !err;
+	if (err && err != -EOPNOTSUPP)
+		return err;
 	if (!r->on[R_PLAIN])
 		return 0;
 	for (size_t k = 0; k < sel->nr_stats; k++)
@@ -426,6 +434,8 @@ static int run_reader(struct readers *r, enum reader k)
 		return 0;
 	if (k == R_PLAIN)
 		return plain_reader_read(r->plain, r->plain_values);
+	if (k == R_MINIMAL)
+		return minimal_walk_sample(r->minimal, &r->rows[k]);
 	err = sampler_sample(r->sampler[k], &r->table[k]);
 	r->rows[k] = r->table[k].nr_rows;
 	return err;
@@ -438,6 +448,7 @@ static void close_readers(struct readers *r)
 		sampler_close(r->sampler[k]);
 	}
 	plain_reader_close(r->plain);
+	minimal_walk_close(r->minimal);
 	free(r->plain_values);
 }
 
@@ -463,6 +474,11 @@ static int time_readers(const char *root, char **dirs, long n, const struct sele
 		}
 		if (i == -3 && !err && sel->nr_numa)
 			err = check_like_for_like(&r, bpf);
+		if (i == -3 && !err && r.on[R_MINIMAL] && r.rows[R_MINIMAL] != r.rows[R_BPF]) {
+			mb_err("the minimal walk found %zu memory cgroups, the bpf walk %zu", r.rows[R_MINIMAL],
+			       r.rows[R_BPF]);
+			err = -EPROTO;
+		}
 	}
 	for (k = 0; k < NR_READERS; k++) {
 		if (!err && r.on[k])
@@ -592,7 +608,7 @@ static int select_stats(struct bench_opts *o, struct selection *sel, unsigned in
 static void print_header(const struct bench_opts *o, const struct selection *sel, size_t nr_nodes)
 {
 	const char *core = o->bpf == SAMPLER_BPF ? "bpf" : "core";
-	char ratio[2][16];
+	char ratio[3][16];
 
 	if (sel->nr_numa)
 		printf("# memcg-bench: %zu stats (%s) and %zu per-node stats (%s) on %zu nodes: %zu columns, "
@@ -606,10 +622,12 @@ static void print_header(const struct bench_opts *o, const struct selection *sel
 		       "below: its cgroup's nr_descendants and nr_dying_descendants\n", o->read_file, READ_FILE_MAX);
 	snprintf(ratio[0], sizeof(ratio[0]), "text/%s", core);
 	snprintf(ratio[1], sizeof(ratio[1]), "%s/bare", core);
+	snprintf(ratio[2], sizeof(ratio[2]), "%s/min", core);
 	printf("%8s %10s", "cgroups", "text");
 	if (!sel->nr_numa)
 		printf(" %10s", "plain");
-	printf(" %10s %10s %9s %9s", sampler_backend_name(o->bpf), "bare_walk", ratio[0], ratio[1]);
+	printf(" %10s %10s %10s %9s %9s %9s", sampler_backend_name(o->bpf), "bare_walk", "minimal", ratio[0], ratio[1],
+	       ratio[2]);
 	if (!sel->nr_numa)
 		printf(" %10s", "text/plain");
 	if (o->read_file)
@@ -652,7 +670,16 @@ static int bench_size(const struct bench_opts *o, const struct selection *sel, c
 	printf("%8ld %10.2f", n + 1, us[R_TEXT]);
 	if (!sel->nr_numa)
 		printf(" %10.2f", us[R_PLAIN]);
-	printf(" %10.2f %10.2f %9.1f %9.2f", us[R_BPF], us[R_BARE], us[R_TEXT] / us[R_BPF], us[R_BPF] / us[R_BARE]);
+	printf(" %10.2f %10.2f", us[R_BPF], us[R_BARE]);
+	if (us[R_MINIMAL] > 0)
+		printf(" %10.2f", us[R_MINIMAL]);
+	else
+		printf(" %10s", "-");
+	printf(" %9.1f %9.2f", us[R_TEXT] / us[R_BPF], us[R_BPF] / us[R_BARE]);
+	if (us[R_MINIMAL] > 0)
+		printf(" %9.2f", us[R_BPF] / us[R_MINIMAL]);
+	else
+		printf(" %9s", "-");
 	if (!sel->nr_numa)
 		printf(" %10.2f", us[R_TEXT] / us[R_PLAIN]);
 	if (o->read_file)
