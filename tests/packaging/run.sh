@@ -119,11 +119,12 @@ undo() { # undo KIND WHAT: undoes one ledger entry, then drops it
 	esac
 	[ ! -f "$ledger" ] || { grep -vxF "$1 $2" "$ledger" >"$ledger.new" || true; mv "$ledger.new" "$ledger"; }
 }
-undo_ledger() { # everything the ledger lists, last first
-	[ -f "$ledger" ] || return 0
-	tac "$ledger" >"$ledger.todo"
-	while read -r kind what; do undo "$kind" "$what"; done <"$ledger.todo"
-	rm -f "$ledger" "$ledger.todo"
+undo_ledger() { # undo_ledger WHY: says WHY and what the ledger lists, then undoes it all, last first
+	[ -s "$ledger" ] || return 0
+	echo "packagecheck: $1: $(tac "$ledger" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+	# tac has read the whole ledger before undo rewrites it
+	tac "$ledger" | while read -r kind what; do undo "$kind" "$what"; done
+	rm -f "$ledger"
 	rmdir "$ledger_dir" 2>/dev/null || true
 }
 stop_pid() { # stop_pid PID: TERM, then KILL after 10 s
@@ -155,11 +156,7 @@ stop_collectd() {
 # systemd as PID 1 (sd_booted()'s test): the acceptance then runs collectd
 # as collectd.service; otherwise through the init script, and says why.
 [ ! -d /run/systemd/system ] || systemd=1
-if [ -s "$ledger" ]; then
-	echo "packagecheck: an earlier run was stopped before its cleanup; undoing what its ledger ($ledger) lists:" \
-		"$(tac "$ledger" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
-	undo_ledger
-fi
+undo_ledger "an earlier run was stopped before its cleanup; undoing what its ledger ($ledger) lists"
 if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
 	echo "packagecheck: $pkg is already installed here, not by this test; not touching it (apt-get purge $pkg first)" >&2
 	exit 1
@@ -199,10 +196,7 @@ cleanup() {
 	if [ $d13_mounted = 1 ] && ! "$debian13" leave "$work/debian13"; then
 		MEMCG_BPF_KEEP=1
 	fi
-	if [ -s "$ledger" ]; then
-		echo "packagecheck: undoing what this run did:" "$(tac "$ledger" | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
-		undo_ledger
-	fi
+	undo_ledger "undoing what this run did"
 	[ "${MEMCG_BPF_KEEP:-0}" = 1 ] && echo "packagecheck: kept $work" || rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
@@ -486,15 +480,13 @@ step_end "collectd -t (shipped, enabled) and -T (enabled): $(grep -m1 -o 'memcg_
 
 # ---- 4. acceptance: the system's collectd ships to a local Prometheus
 step_start "acceptance: enable the snippet, restart collectd, series in Prometheus"
-# in the ledger in this order, so that they are undone in the other:
-# collectd stopped, its RRD files removed, then the package purged
+# the running collectd goes into the ledger last: it is stopped first,
+# before its RRD files and its package go
+[ -d /var/lib/collectd/rrd ] || ledger_add dir /var/lib/collectd/rrd
 if ! dpkg-query -W -f='${Status}' collectd 2>/dev/null | grep -q 'ok installed'; then
 	ledger_add package collectd
-	[ -d /var/lib/collectd/rrd ] || ledger_add dir /var/lib/collectd/rrd
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends collectd \
 		>"$work/apt-install-collectd.log" 2>&1 || { cat "$work/apt-install-collectd.log"; fail "apt-get install collectd"; }
-else
-	[ -d /var/lib/collectd/rrd ] || ledger_add dir /var/lib/collectd/rrd
 fi
 ledger_add collectd started
 grep -q '^<Include "/etc/collectd/collectd.conf.d">' /etc/collectd/collectd.conf ||
