@@ -12,9 +12,14 @@
 /* The value of @it's label @name, or "" */
 static const char *item_label(const struct series_set *set, const struct series_item *it, const char *name)
 {
-	for (uint32_t k = 0; k < it->nr_labels; k++)
-		if (strcmp(set->labels[it->label_off + k].name, name) == 0)
-			return set->labels[it->label_off + k].value;
+	for (uint32_t k = 0; k < it->nr_labels; k++) {
+		struct label_pair l;
+		struct label_len len;
+
+		series_item_label(set, it, k, &l, &len);
+		if (strcmp(l.name, name) == 0)
+			return l.value;
+	}
 	return "";
 }
 

@@ -63,12 +63,24 @@ static int labels_reserve(struct label_pair **l, struct label_len **len, size_t 
 	return 0;
 }
 
-/* Appends an item with the @n labels @l, @len, already sorted by name. */
-static int add_item_sorted(struct series_set *set, const struct series_item *proto, const struct label_pair *l,
-			   const struct label_len *len, size_t n)
+/* Appends the @n labels @l, @len (sorted by name) as a run of @set's labels, at *@off. */
+static int add_label_run(struct series_set *set, const struct label_pair *l, const struct label_len *len, size_t n,
+			 uint32_t *off)
 {
-	struct series_item *it;
+	if (set->nr_labels + n > UINT32_MAX)
+		return -EOVERFLOW;
+	if (labels_reserve(&set->labels, &set->label_lens, &set->cap_labels, set->nr_labels + n))
+		return -ENOMEM;
+	*off = (uint32_t)set->nr_labels;
+	memcpy(set->labels + set->nr_labels, l, n * sizeof(l[0]));
+	memcpy(set->label_lens + set->nr_labels, len, n * sizeof(len[0]));
+	set->nr_labels += n;
+	return 0;
+}
 
+/* Appends @it, its labels set already. */
+static int add_item(struct series_set *set, const struct series_item *it)
+{
 	if (set->nr_items == set->cap_items) {
 		size_t cap = set->cap_items ? set->cap_items * 2 : 1024;
 		void *p = realloc(set->items, cap * sizeof(*set->items));
@@ -78,15 +90,7 @@ static int add_item_sorted(struct series_set *set, const struct series_item *pro
 		set->items = p;
 		set->cap_items = cap;
 	}
-	if (labels_reserve(&set->labels, &set->label_lens, &set->cap_labels, set->nr_labels + n))
-		return -ENOMEM;
-	it = &set->items[set->nr_items++];
-	*it = *proto;
-	it->label_off = (uint32_t)set->nr_labels;
-	it->nr_labels = (uint32_t)n;
-	memcpy(set->labels + set->nr_labels, l, n * sizeof(l[0]));
-	memcpy(set->label_lens + set->nr_labels, len, n * sizeof(len[0]));
-	set->nr_labels += n;
+	set->items[set->nr_items++] = *it;
 	if (it->stale)
 		set->nr_stale++;
 	else if (it->stat)
@@ -94,18 +98,23 @@ static int add_item_sorted(struct series_set *set, const struct series_item *pro
 	return 0;
 }
 
-/* Appends an item for @proto (its key set here) with the labels @ll, __name__ among them. */
+/* Appends an item for @proto (its key set here) with the labels @ll, __name__ among them, as its own run. */
 int add_item_with_labels(struct series_set *set, const struct series_item *proto, struct label_list *ll)
 {
 	struct series_item it = *proto;
 	size_t name_at = 0;
+	int err;
 
 	label_list_sort(ll);
 	while (name_at < ll->n && strcmp(ll->l[name_at].name, "__name__") != 0)
 		name_at++;
 	it.key = series_key_finish(series_key_labels(ll->l, ll->len, ll->n, name_at), proto->name,
 				   strlen(proto->name));
-	return add_item_sorted(set, &it, ll->l, ll->len, ll->n);
+	it.nr_labels = (uint16_t)ll->n;
+	it.name_at = SERIES_NAME_IN_RUN;
+	it.name_len = (uint32_t)strlen(proto->name);
+	err = add_label_run(set, ll->l, ll->len, ll->n, &it.label_off);
+	return err ? err : add_item(set, &it);
 }
 
 /* An escaped copy of @s (NULL: none) in @set's arena, unless @on is false. */
@@ -169,6 +178,7 @@ void fill_row_template(struct row_template *rt, struct label_list *ll, const str
 	while (strcmp(ll->l[rt->name_at].name, "__name__") != 0)
 		rt->name_at++;
 	rt->key = series_key_labels(ll->l, ll->len, ll->n, rt->name_at);
+	rt->set_off = ROW_RUN_NONE;
 }
 
 /* A per-node column's item: the row's labels, __name__ and "node" (sorted and keyed here). */
@@ -188,7 +198,7 @@ static int add_node_item(struct series_set *set, const struct row_template *rt, 
 	return add_item_with_labels(set, proto, &ll);
 }
 
-int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
+int add_stat_item(struct series_set *set, struct row_template *rt, const struct stat_def *def,
 		  const struct metric_name_len *name, uint64_t raw, bool stale, int64_t start_ms)
 {
 	struct series_item proto = {
@@ -202,17 +212,21 @@ int add_stat_item(struct series_set *set, const struct row_template *rt, const s
 		.start_ms = start_ms,
 		.key = series_key_finish(rt->key, name->name, name->len),
 	};
-	size_t at = set->nr_labels + rt->name_at;
 	int err;
 
 	if (def->node)
 		return add_node_item(set, rt, &proto, def->node);
-	err = add_item_sorted(set, &proto, rt->l, rt->len, rt->n);
-	if (err)
-		return err;
-	set->labels[at].value = name->name;
-	set->label_lens[at].value = name->len;
-	return 0;
+	/* the row's first item puts its labels in the set; the others share them */
+	if (rt->set_off == ROW_RUN_NONE) {
+		err = add_label_run(set, rt->l, rt->len, rt->n, &rt->set_off);
+		if (err)
+			return err;
+	}
+	proto.label_off = rt->set_off;
+	proto.nr_labels = (uint16_t)rt->n;
+	proto.name_at = (uint16_t)rt->name_at;
+	proto.name_len = name->len;
+	return add_item(set, &proto);
 }
 
 void label_pool_free(struct label_pool *p)

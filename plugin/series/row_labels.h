@@ -23,8 +23,8 @@ struct row_idents;
 
 /* Labels of one series under construction, with their lengths. */
 struct label_list {
-	struct label_pair l[SERIES_MAX_STATIC_LABELS + 12];
-	struct label_len len[SERIES_MAX_STATIC_LABELS + 12];
+	struct label_pair l[SERIES_ITEM_MAX_LABELS];
+	struct label_len len[SERIES_ITEM_MAX_LABELS];
 	size_t n;
 };
 
@@ -36,14 +36,18 @@ struct row_labels {
 
 /*
  * The sorted labels of every series of one cgroup, with __name__ at
- * @name_at: sorted once per cgroup, then each stat only sets __name__.
+ * @name_at: sorted once per cgroup, put in the set once (the cgroup's items
+ * share that run, each with its own __name__: series_item_label()).
  */
 struct row_template {
 	const struct label_pair *l;
 	const struct label_len *len;
 	size_t n, name_at;
 	struct siphash key; /* of the labels but __name__ (series_key_labels()) */
+	uint32_t set_off;   /* where the row's items' shared run of labels lies in the set; ROW_RUN_NONE: not yet */
 };
+
+#define ROW_RUN_NONE UINT32_MAX
 
 struct metric_name_len {
 	const char *name;
@@ -64,7 +68,7 @@ int escape_row_labels(struct series_set *set, const struct series_opts *o, const
 		      const struct ident *id, struct row_labels *rl);
 void fill_row_template(struct row_template *rt, struct label_list *ll, const struct series_opts *o,
 		       const struct row_labels *rl);
-int add_stat_item(struct series_set *set, const struct row_template *rt, const struct stat_def *def,
+int add_stat_item(struct series_set *set, struct row_template *rt, const struct stat_def *def,
 		  const struct metric_name_len *name, uint64_t raw, bool stale, int64_t start_ms);
 int build_row_templates(struct series_set *set, const struct series_opts *o, const struct snapshot *snap,
 			const struct row_idents *ri, struct row_template *tpl, struct label_pool *pool);

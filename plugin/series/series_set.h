@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/byte_arena.h"
 #include "series/label_pair.h"
 #include "series/series_key.h"
 #include "series/pod_names.h"
@@ -36,18 +37,30 @@ struct series_item {
 	const char *name;             /* metric name */
 	struct series_key key;        /* series/series_key.h */
 	const struct stat_def *stat;  /* NULL for self metrics */
-	bool counter;
 	const char *unit;             /* OTLP's UCUM unit: "By", "s", "{page}" (metric_unit()); NULL for none */
-	bool stale;
 	double value;
 	uint64_t raw;                 /* the sampled value @value came from (row items; patch_values()) */
 	int64_t start_ms;             /* when the series was first seen (OTLP start_time_unix_nano
 				       * of counters): the cgroup's first sample since it last
 				       * appeared; self metrics: the first snapshot; 0 without a
 				       * stale tracker */
-	uint32_t label_off;           /* into series_set.labels */
-	uint32_t nr_labels;
+	/*
+	 * Its labels, sorted by name, __name__ among them: @nr_labels of
+	 * series_set.labels from @label_off. A cgroup's items share one run,
+	 * whose label @name_at is __name__ with the value @name (series_item_label());
+	 * SERIES_NAME_IN_RUN: the run is the item's own and holds __name__.
+	 */
+	uint32_t label_off;
+	uint32_t name_len;            /* strlen(@name) */
+	uint16_t nr_labels;
+	uint16_t name_at;
+	bool counter;
+	bool stale;
 };
+
+#define SERIES_NAME_IN_RUN UINT16_MAX
+/* The most labels an item has: the static ones, host, __name__, the cgroup's, node. */
+#define SERIES_ITEM_MAX_LABELS (SERIES_MAX_STATIC_LABELS + 12)
 
 struct series_opts {
 	const char *host;
@@ -77,8 +90,7 @@ struct series_set {
 	size_t nr_stale;
 	size_t nr_values; /* items that carry a sampled value (not stale, not self) */
 	size_t nr_duplicates; /* items the last build dropped: their labels were another item's */
-	struct arena_chunk *arena;
-	size_t arena_used;
+	struct byte_arena arena; /* the strings it owns (series/string_arena.h) */
 	/*
 	 * The shape: the label sets of the items, in order. Two builds of a
 	 * set share it when only the values and the timestamp changed: the
@@ -100,6 +112,18 @@ struct series_set {
 	uint64_t *nonzero;
 	size_t nonzero_words, nr_nonzero_known;
 };
+
+/* Label @k of @it (k < it->nr_labels), in name order. */
+static inline void series_item_label(const struct series_set *set, const struct series_item *it, uint32_t k,
+				     struct label_pair *l, struct label_len *len)
+{
+	*l = set->labels[it->label_off + k];
+	*len = set->label_lens[it->label_off + k];
+	if (k == it->name_at) {
+		l->value = it->name;
+		len->value = it->name_len;
+	}
+}
 
 struct stale_tracker;
 

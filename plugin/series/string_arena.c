@@ -4,35 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/byte_arena.h"
 #include "series/label_escape.h"
 #include "series/series_set.h"
 
-#define ARENA_CHUNK (64 * 1024)
-
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t size, used;
-	char data[];
-};
-
 static void *arena_alloc(struct series_set *set, size_t n)
 {
-	struct arena_chunk *c = set->arena;
-
-	n = (n + 7) & ~(size_t)7;
-	if (!c || c->size - c->used < n) {
-		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->size = size;
-		c->used = 0;
-		c->next = set->arena;
-		set->arena = c;
-	}
-	c->used += n;
-	return c->data + c->used - n;
+	return byte_arena_alloc(&set->arena, n);
 }
 
 char *series_arena_strdup(struct series_set *set, const char *s)
@@ -58,29 +36,10 @@ char *series_arena_escape(struct series_set *set, const char *s, size_t *out_len
 
 void series_arena_free(struct series_set *set)
 {
-	while (set->arena) {
-		struct arena_chunk *next = set->arena->next;
-
-		free(set->arena);
-		set->arena = next;
-	}
+	byte_arena_free(&set->arena);
 }
 
-/* Keeps the first chunk, frees the others. */
 void series_arena_reset(struct series_set *set)
 {
-	struct arena_chunk *keep = NULL;
-
-	while (set->arena) {
-		struct arena_chunk *next = set->arena->next;
-
-		if (!next && set->arena->size == ARENA_CHUNK) {
-			keep = set->arena;
-			keep->used = 0;
-		} else {
-			free(set->arena);
-		}
-		set->arena = next;
-	}
-	set->arena = keep;
+	byte_arena_reset(&set->arena);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The strings a series set owns (metric names, escaped label values) live
- * in its arena: chunks of 64 KiB, freed all at once when the set is built
- * again (the first chunk is kept for the next build) or freed.
+ * in its arena (base/byte_arena.h: chunks of 64 KiB), freed all at once
+ * when the set is built again (the first chunk is kept for the next build)
+ * or freed.
  * Internal to series/: the rest of the code sees struct series_set only.
  */
 #ifndef MEMCG_BPF_STRING_ARENA_H

@@ -16,12 +16,14 @@ size_t batch_item_size(const struct series_set *set, size_t i, enum wire_format 
 	size_t n = 0, per_label = f == WIRE_OTLP ? 12 : 9;
 
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
-		const struct label_len *l = &set->label_lens[it->label_off + k];
-		const char *name = set->labels[it->label_off + k].name;
-		/* OTLP renames some labels (the longer name when it depends on the series) */
-		const char *sent = f == WIRE_OTLP ? otlp_attribute_name(name, true) : name;
+		struct label_pair l;
+		struct label_len len;
+		const char *sent;
 
-		n += (sent == name ? l->name : strlen(sent)) + l->value + per_label;
+		series_item_label(set, it, k, &l, &len);
+		/* OTLP renames some labels (the longer name when it depends on the series) */
+		sent = f == WIRE_OTLP ? otlp_attribute_name(l.name, true) : l.name;
+		n += (sent == l.name ? len.name : strlen(sent)) + len.value + per_label;
 	}
 	return n + (f == WIRE_OTLP ? 40 : 26);
 }
@@ -115,23 +117,15 @@ static struct byte_buf *body_buf(struct payload_list *out, size_t at)
 	return &out->bodies[at];
 }
 
-/*
- * Compresses the protobuf @raw of @nr_samples items into a payload of @out;
- * or takes @block, @raw compressed already, when it is not NULL.
- */
-static int compress_payload(const struct byte_buf *raw, const struct byte_buf *block, size_t nr_samples,
-			    enum wire_format f, enum compression c, struct payload_list *out)
+/* Compresses the protobuf @raw of @nr_samples items into a payload of @out. */
+static int compress_payload(const struct byte_buf *raw, size_t nr_samples, enum wire_format f, enum compression c,
+			    struct payload_list *out)
 {
 	struct payload p = { .format = f, .compression = c, .nr_samples = nr_samples, .raw_len = raw->len };
 	struct byte_buf *z;
 	uint64_t cpu;
 	int err = 0;
 
-	if (block) { /* nothing to compress: no clock read (a system call) */
-		p.body = block->data;
-		p.len = block->len;
-		return push_payload(out, &p);
-	}
 	cpu = thread_cpu_ns();
 	if (!(z = body_buf(out, out->n))) {
 		err = -ENOMEM;
@@ -145,12 +139,19 @@ static int compress_payload(const struct byte_buf *raw, const struct byte_buf *b
 
 /*
  * The payload of a kept request: its block, patched (counted as encoding,
- * as writing the samples into the block directly is), or its protobuf
- * compressed.
+ * as writing the samples into the block directly is; no clock read, a
+ * system call), or its protobuf compressed.
  */
 static int kept_payload(struct kept_request *r, enum wire_format f, enum compression c, struct payload_list *out)
 {
-	return compress_payload(&r->raw, kept_request_block(r), r->to - r->from, f, c, out);
+	const struct byte_buf *block = kept_request_block(r);
+	struct payload p = { .format = f, .compression = c, .nr_samples = r->to - r->from, .raw_len = r->raw_len };
+
+	if (!block)
+		return compress_payload(&r->raw, p.nr_samples, f, c, out);
+	p.body = block->data;
+	p.len = block->len;
+	return push_payload(out, &p);
 }
 
 /*
@@ -183,7 +184,7 @@ static int encode_request(const struct range *r, size_t n, enum wire_format f, e
 		}
 		raw = &out->joined;
 	}
-	return err ? err : compress_payload(raw, NULL, nr_samples, f, c, out);
+	return err ? err : compress_payload(raw, nr_samples, f, c, out);
 }
 
 /* @lim with its defaults for what it leaves 0. */
@@ -279,7 +280,7 @@ static int flush_joined(struct joined *j, enum wire_format f, enum compression c
 	if (!j->samples)
 		return 0;
 	if (!j->snappy) {
-		err = compress_payload(&out->joined, NULL, j->samples, f, c, out);
+		err = compress_payload(&out->joined, j->samples, f, c, out);
 		goto empty;
 	}
 	cpu = thread_cpu_ns();
@@ -323,7 +324,7 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 	if (c == COMPRESSION_SNAPPY)
 		block = kept_request_block(r); /* patching: encoding */
 	if (j->samples && (j->snappy != !!block || j->samples + samples > max_samples ||
-			   j->raw_len + r->raw.len > max_bytes))
+			   j->raw_len + r->raw_len > max_bytes))
 		err = flush_joined(j, f, c, out); /* counts its own CPU */
 	if (err)
 		return err;
@@ -349,7 +350,7 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 		err = append_bytes(&out->joined, r->raw.data, r->raw.len);
 	}
 	j->samples += samples;
-	j->raw_len += r->raw.len;
+	j->raw_len += r->raw_len;
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 	return err;
 }

@@ -6,20 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/byte_arena.h"
+
 #define MIN_SLOTS 64
+#define BYTES_CHUNK (256 * 1024)
 
 struct entry {
 	struct series_key key;
-	uint32_t pass;   /* last pass that used it; 0: the slot is empty */
+	uint32_t pass; /* the last pass that used it */
 	uint32_t len;
-	uint8_t *data;
+	uint8_t *data; /* in the map's arena */
 };
 
-/* One format's series: open addressing on the key, at most half full. */
+/*
+ * One format's series: the entries one after another, found through an
+ * index of entry numbers (open addressing on the key, at most half full; 0
+ * is an empty slot, else the entry's number + 1), their bytes in an arena.
+ * Per series that is 32 bytes of entry, 8 to 16 of index and the bytes
+ * themselves (rounded up to 8): no pointer-sized slots left empty, no
+ * malloc header per series. The bytes of series that are gone stay in the
+ * arena until they are a quarter of it.
+ */
 struct blob_map {
-	struct entry *slots;
-	size_t nslots, n;
-	size_t used; /* entries the current pass used */
+	struct entry *entries;
+	size_t n, cap;
+	uint32_t *index;
+	size_t nslots;
+	size_t used;         /* entries the current pass used */
+	struct byte_arena bytes;
+	size_t live_bytes;   /* the arena's bytes that entries hold, as rounded by it */
 };
 
 struct label_cache {
@@ -40,9 +55,9 @@ struct label_cache *label_cache_new(void)
 
 static void map_clear(struct blob_map *m)
 {
-	for (size_t i = 0; i < m->nslots; i++)
-		free(m->slots[i].data);
-	free(m->slots);
+	free(m->entries);
+	free(m->index);
+	byte_arena_free(&m->bytes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -57,44 +72,98 @@ void label_cache_free(struct label_cache *c)
 	free(c);
 }
 
-static struct entry *slot_of(struct entry *slots, size_t nslots, const struct series_key *k)
+static size_t rounded(size_t len)
+{
+	return (len + 7) & ~(size_t)7;
+}
+
+static uint32_t *slot_of(uint32_t *index, size_t nslots, const struct entry *entries, const struct series_key *k)
 {
 	size_t mask = nslots - 1, i = k->lo & mask;
 
-	while (slots[i].pass && !series_key_equal(&slots[i].key, k))
+	while (index[i] && !series_key_equal(&entries[index[i] - 1].key, k))
 		i = (i + 1) & mask;
-	return &slots[i];
+	return &index[i];
 }
 
-/* Moves the entries used in pass @keep (all when 0) into a table of @nslots; frees the others. */
-static int map_rehash(struct blob_map *m, size_t nslots, uint32_t keep)
+/* An index of @nslots for the entries; the old one stays when there is no memory. */
+static int index_rebuild(struct blob_map *m, size_t nslots)
 {
-	struct entry *slots = calloc(nslots, sizeof(*slots));
+	uint32_t *index = calloc(nslots, sizeof(*index));
 
-	if (!slots)
+	if (!index)
 		return -ENOMEM;
-	m->n = 0;
-	for (size_t i = 0; i < m->nslots; i++) {
-		struct entry *e = &m->slots[i];
-
-		if (!e->pass)
-			continue;
-		if (keep && e->pass != keep) {
-			free(e->data);
-			continue;
-		}
-		*slot_of(slots, nslots, &e->key) = *e;
-		m->n++;
-	}
-	free(m->slots);
-	m->slots = slots;
+	for (size_t e = 0; e < m->n; e++)
+		*slot_of(index, nslots, m->entries, &m->entries[e].key) = (uint32_t)(e + 1);
+	free(m->index);
+	m->index = index;
 	m->nslots = nslots;
 	return 0;
 }
 
+static size_t nslots_for(size_t n)
+{
+	size_t nslots = MIN_SLOTS;
+
+	while (nslots < 2 * n)
+		nslots <<= 1;
+	return nslots;
+}
+
+/* The live bytes moved into one new chunk, when the dead are a quarter of the arena; else nothing. */
+static void compact_bytes(struct blob_map *m)
+{
+	struct byte_arena fresh = { .chunk_size = m->live_bytes > BYTES_CHUNK ? m->live_bytes : BYTES_CHUNK };
+
+	if (m->bytes.handed_out - m->live_bytes <= m->bytes.handed_out / 4)
+		return;
+	if (!byte_arena_alloc(&fresh, 0)) /* the one chunk: the copies below all fit in it */
+		return;
+	for (size_t e = 0; e < m->n; e++) {
+		uint8_t *to = byte_arena_alloc(&fresh, m->entries[e].len);
+
+		memcpy(to, m->entries[e].data, m->entries[e].len);
+		m->entries[e].data = to;
+	}
+	fresh.chunk_size = BYTES_CHUNK;
+	byte_arena_free(&m->bytes);
+	m->bytes = fresh;
+}
+
+/* Drops the entries pass @pass did not use; without memory for a new index they stay till the next pass. */
+static void map_end_pass(struct blob_map *m, uint32_t pass)
+{
+	size_t kept = 0, nslots = nslots_for(m->used);
+	uint32_t *index;
+
+	if (m->used == m->n)
+		return;
+	if (!m->used) {
+		map_clear(m);
+		return;
+	}
+	index = calloc(nslots, sizeof(*index));
+	if (!index)
+		return;
+	for (size_t e = 0; e < m->n; e++) {
+		if (m->entries[e].pass != pass) {
+			m->live_bytes -= rounded(m->entries[e].len);
+			continue;
+		}
+		m->entries[kept] = m->entries[e];
+		*slot_of(index, nslots, m->entries, &m->entries[kept].key) = (uint32_t)(kept + 1);
+		kept++;
+	}
+	m->n = kept;
+	free(m->index);
+	m->index = index;
+	m->nslots = nslots;
+	compact_bytes(m);
+}
+
 void label_cache_begin_pass(struct label_cache *c)
 {
-	if (++c->pass == 0) /* after 2^32 passes: 0 marks an empty slot */
+	if (++c->pass == 0) /* after 2^32 passes: 0 marks an entry no pass used */
 		c->pass = 1;
 	for (size_t f = 0; f < LABEL_CACHE_FORMATS; f++)
 		c->map[f].used = 0;
@@ -108,30 +177,55 @@ void label_cache_end_pass(struct label_cache *c)
 		map_clear(&c->map[WIRE_REMOTE_WRITE_V2]);
 		symbol_dict_clear(&c->symbols);
 	}
-	for (size_t f = 0; f < LABEL_CACHE_FORMATS; f++) {
-		struct blob_map *m = &c->map[f];
-		size_t nslots = MIN_SLOTS;
-
-		if (m->used == m->n)
-			continue;
-		if (!m->used) {
-			map_clear(m);
-			continue;
-		}
-		while (nslots < 2 * m->used)
-			nslots <<= 1;
-		/* without memory for a smaller table the dead entries stay till the next pass */
-		map_rehash(m, nslots, c->pass);
-	}
+	for (size_t f = 0; f < LABEL_CACHE_FORMATS; f++)
+		map_end_pass(&c->map[f], c->pass);
 }
 
+/* Room for @more entries, and an index at most half full with them. */
 static int map_reserve(struct blob_map *m, size_t more)
 {
-	size_t nslots = m->nslots ? m->nslots : MIN_SLOTS;
+	size_t nslots = nslots_for(m->n + more);
 
-	while (nslots < 2 * (m->n + more))
-		nslots <<= 1;
-	return nslots == m->nslots ? 0 : map_rehash(m, nslots, 0);
+	if (m->n + more >= UINT32_MAX)
+		return -EOVERFLOW;
+	if (m->n + more > m->cap) {
+		size_t cap = m->cap ? m->cap : MIN_SLOTS;
+		void *p;
+
+		while (cap < m->n + more)
+			cap *= 2;
+		p = realloc(m->entries, cap * sizeof(*m->entries));
+		if (!p)
+			return -ENOMEM;
+		m->entries = p;
+		m->cap = cap;
+	}
+	if (!m->bytes.chunk_size)
+		m->bytes.chunk_size = BYTES_CHUNK;
+	return nslots == m->nslots ? 0 : index_rebuild(m, nslots);
+}
+
+/* A new entry for @it, its bytes encoded by @enc; its slot is @slot. */
+static int map_add(struct label_cache *c, struct blob_map *m, uint32_t *slot, const struct series_set *set,
+		   const struct series_item *it, label_encode_fn enc)
+{
+	struct entry *e = &m->entries[m->n];
+	int err;
+
+	c->tmp.len = 0;
+	err = enc(c, set, it, &c->tmp);
+	if (err)
+		return err;
+	e->data = byte_arena_alloc(&m->bytes, c->tmp.len);
+	if (!e->data)
+		return -ENOMEM;
+	memcpy(e->data, c->tmp.data, c->tmp.len);
+	e->len = (uint32_t)c->tmp.len;
+	e->key = it->key;
+	e->pass = 0;
+	m->live_bytes += rounded(e->len);
+	*slot = (uint32_t)++m->n;
+	return 0;
 }
 
 int label_cache_get(struct label_cache *c, enum wire_format f, const struct series_set *set, size_t from,
@@ -144,21 +238,12 @@ int label_cache_get(struct label_cache *c, enum wire_format f, const struct seri
 		return err;
 	for (size_t i = from; i < to; i++) {
 		const struct series_item *it = &set->items[i];
-		struct entry *e = slot_of(m->slots, m->nslots, &it->key);
+		uint32_t *slot = slot_of(m->index, m->nslots, m->entries, &it->key);
+		struct entry *e;
 
-		if (!e->pass) {
-			c->tmp.len = 0;
-			err = enc(c, set, it, &c->tmp);
-			if (err)
-				return err;
-			e->data = malloc(c->tmp.len ? c->tmp.len : 1);
-			if (!e->data)
-				return -ENOMEM;
-			memcpy(e->data, c->tmp.data, c->tmp.len);
-			e->len = (uint32_t)c->tmp.len;
-			e->key = it->key;
-			m->n++;
-		}
+		if (!*slot && (err = map_add(c, m, slot, set, it, enc)))
+			return err;
+		e = &m->entries[*slot - 1];
 		if (e->pass != c->pass) {
 			e->pass = c->pass;
 			m->used++;

@@ -16,7 +16,10 @@
  *
  * A pass is one call of batch_encode_sets(): series it did not use (their
  * cgroup is gone and its stale markers were sent) are dropped at its end,
- * so the cache holds the series of the last pass and no more.
+ * so the cache holds the series of the last pass and no more (their bytes
+ * are given back once they are a quarter of what the cache holds).
+ * Per series it holds its bytes, rounded up to 8, and 40 to 48 bytes more:
+ * the key, where the bytes lie, and its slot in the index.
  */
 #ifndef MEMCG_BPF_LABEL_CACHE_H
 #define MEMCG_BPF_LABEL_CACHE_H

@@ -140,14 +140,17 @@ static const char *attribute_name(const struct label_pair *l, const struct label
 static int encode_attributes(struct label_cache *c, const struct series_set *set, const struct series_item *it,
 			     struct byte_buf *out)
 {
-	const struct label_pair *labels = &set->labels[it->label_off];
-	const struct label_len *lens = &set->label_lens[it->label_off];
-	bool k8s = k8s_series(labels, it->nr_labels);
+	struct label_pair labels[SERIES_ITEM_MAX_LABELS];
+	struct label_len lens[SERIES_ITEM_MAX_LABELS];
 	size_t n = 0, name_len;
 	uint8_t *p;
+	bool k8s;
 	int err;
 
 	(void)c;
+	for (uint32_t j = 0; j < it->nr_labels; j++)
+		series_item_label(set, it, j, &labels[j], &lens[j]);
+	k8s = k8s_series(labels, it->nr_labels);
 	for (uint32_t j = 0; j < it->nr_labels; j++)
 		if (attribute(&labels[j])) {
 			attribute_name(&labels[j], &lens[j], k8s, &name_len);

@@ -29,26 +29,27 @@ static size_t label_size(const struct label_len *l)
 static int encode_labels(struct label_cache *c, const struct series_set *set, const struct series_item *it,
 			 struct byte_buf *out)
 {
+	struct label_pair l[SERIES_ITEM_MAX_LABELS];
+	struct label_len len[SERIES_ITEM_MAX_LABELS];
 	size_t n = 0;
 	uint8_t *p;
 	int err;
 
 	(void)c;
-	for (uint32_t k = 0; k < it->nr_labels; k++)
-		n += pb_len_field_size(label_size(&set->label_lens[it->label_off + k]));
+	for (uint32_t k = 0; k < it->nr_labels; k++) {
+		series_item_label(set, it, k, &l[k], &len[k]);
+		n += pb_len_field_size(label_size(&len[k]));
+	}
 	err = byte_buf_reserve(out, out->len + n);
 	if (err)
 		return err;
 	p = out->data + out->len;
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
-		const struct label_pair *l = &set->labels[it->label_off + k];
-		const struct label_len *len = &set->label_lens[it->label_off + k];
-
-		p = pb_len_header(p, 1, label_size(len));
-		if (len->name)
-			p = pb_len_field(p, 1, l->name, len->name);
-		if (len->value)
-			p = pb_len_field(p, 2, l->value, len->value);
+		p = pb_len_header(p, 1, label_size(&len[k]));
+		if (len[k].name)
+			p = pb_len_field(p, 1, l[k].name, len[k].name);
+		if (len[k].value)
+			p = pb_len_field(p, 2, l[k].value, len[k].value);
 	}
 	out->len = (size_t)(p - out->data);
 	return 0;

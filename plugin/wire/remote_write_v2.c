@@ -47,12 +47,13 @@ static int encode_label_ids(struct label_cache *c, const struct series_set *set,
 		return err;
 	ids = (uint32_t *)(out->data + out->len);
 	for (uint32_t j = 0; j < it->nr_labels && !err; j++) {
-		const struct label_pair *l = &set->labels[it->label_off + j];
-		const struct label_len *len = &set->label_lens[it->label_off + j];
+		struct label_pair l;
+		struct label_len len;
 
-		err = symbol_dict_intern(d, l->name, len->name, &ids[2 * j]);
+		series_item_label(set, it, j, &l, &len);
+		err = symbol_dict_intern(d, l.name, len.name, &ids[2 * j]);
 		if (!err)
-			err = symbol_dict_intern(d, l->value, len->value, &ids[2 * j + 1]);
+			err = symbol_dict_intern(d, l.value, len.value, &ids[2 * j + 1]);
 	}
 	out->len += 2 * it->nr_labels * sizeof(uint32_t);
 	return err;

@@ -137,18 +137,25 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	r->ts_ms = ts_ms;
 	r->has_block = false;
 	r->direct = false;
+	r->raw_len = raw->len;
+	if (k->compression == COMPRESSION_SNAPPY && k->format != WIRE_OTLP) {
+		err = snappy_template_build(&r->block, raw->data, raw->len, slots, to - from,
+					    pb_varint_size((uint64_t)ts_ms));
+		if (err && err != -EAGAIN)
+			return err;
+		r->has_block = !err;
+		r->direct = r->has_block && map_runs(r, pb_varint_size((uint64_t)ts_ms));
+	}
+	if (r->direct) { /* the block is all that is patched and sent: no copy of the protobuf */
+		byte_buf_free(&r->raw);
+		return 0;
+	}
 	err = byte_buf_reserve(&r->raw, raw->len ? raw->len : 1);
 	if (err)
 		return err;
 	memcpy(r->raw.data, raw->data, raw->len);
 	r->raw.len = raw->len;
-	if (k->compression != COMPRESSION_SNAPPY || k->format == WIRE_OTLP)
-		return 0;
-	err = snappy_template_build(&r->block, r->raw.data, r->raw.len, slots, to - from,
-				    pb_varint_size((uint64_t)ts_ms));
-	r->has_block = !err;
-	r->direct = r->has_block && map_runs(r, pb_varint_size((uint64_t)ts_ms));
-	return err == -EAGAIN ? 0 : err;
+	return 0;
 }
 
 static void put_le64(uint8_t *p, uint64_t v)

@@ -42,7 +42,8 @@ struct run_source {
 
 struct kept_request {
 	size_t from, to;          /* the set's items it holds */
-	struct byte_buf raw;      /* its protobuf, before compression (not patched while @direct) */
+	size_t raw_len;           /* its protobuf's length, before compression */
+	struct byte_buf raw;      /* that protobuf; none while @direct (the block is patched instead) */
 	struct sample_slot *slots; /* to - from */
 	uint64_t *room;           /* bit k: slots[k] has room for a value (one spare word) */
 	int64_t ts_ms;            /* the timestamp written now */
@@ -51,8 +52,8 @@ struct kept_request {
 	/*
 	 * Each run of @block lies within one sample's value or timestamp
 	 * (@src, one per run): the samples are written into the block
-	 * directly and @raw is left as it was, which touches a tenth of the
-	 * memory (the block, not the protobuf it decompresses to).
+	 * directly, which touches a tenth of the memory (the block, not the
+	 * protobuf it decompresses to), and @raw is not kept at all.
 	 */
 	bool direct;
 	struct run_source *src;

@@ -7,8 +7,14 @@
  * compressing); cpu_ms is the sum, each a
  * median over the intervals. Made-up but realistic paths (systemd slices and services), values
  * that move between intervals. No network: HTTP costs are not included.
+ * What stays allocated between intervals, per series (malloc's count, after
+ * the last interval): held_B/series is all of it, of which labels_B in the
+ * label cache, kept_B in the kept requests (blocks or protobuf, and where
+ * their samples lie), bufs_B in the other buffers of the payload list and
+ * set_B in the series set and the stale tracker.
  * usage: encode-bench [CGROUPS [ROUNDS]]
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,14 @@ static double cpu_now(void)
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Bytes malloc has handed out and not taken back, small and mmapped alike. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -57,15 +71,17 @@ int main(int argc, char **argv)
 		return 1;
 	printf("%zu cgroups x %zu stats, MaxSamplesPerSend %zu, median of %zu intervals\n", n, nr_stats,
 	       lim.max_samples, rounds);
-	printf("%-16s %-7s %10s %9s %12s %9s %9s %11s %9s\n", "format", "comp", "bytes/int", "requests",
-	       "bytes/value", "build_ms", "encode_ms", "compress_ms", "cpu_ms");
+	printf("%-16s %-7s %10s %9s %12s %9s %9s %11s %9s %14s %9s %7s %7s %6s\n", "format", "comp",
+	       "bytes/int", "requests", "bytes/value", "build_ms", "encode_ms", "compress_ms", "cpu_ms",
+	       "held_B/series", "labels_B", "kept_B", "bufs_B", "set_B");
 	for (size_t k = 0; k < ARRAY_SIZE(combos); k++) {
+		size_t base = heap_in_use(); /* before anything of this format's */
 		struct stale_tracker *st = stale_tracker_new();
 		struct series_set set;
 		struct payload_list pl = { 0 };
 		double *cpu = calloc(4 * rounds, sizeof(double)), *build = cpu + rounds, *enc = cpu + 2 * rounds;
 		double *comp = cpu + 3 * rounds;
-		size_t bytes = 0, reqs = 0, values = 0;
+		size_t bytes = 0, reqs = 0, values = 0, held, labels, kept, bufs, set_held;
 
 		series_set_init(&set);
 		for (size_t r = 0; r < rounds + 1; r++) {
@@ -110,13 +126,24 @@ int main(int argc, char **argv)
 		}
 		for (size_t m = 0; m < 4; m++)
 			qsort(cpu + m * rounds, rounds, sizeof(double), cmp_double);
-		printf("%-16s %-7s %10zu %9zu %12.2f %9.2f %9.2f %11.2f %9.2f\n", wire_format_name(combos[k].f),
-		       compression_name(combos[k].c), bytes, reqs, (double)bytes / values, build[rounds / 2] * 1e3,
-		       enc[rounds / 2] * 1e3, comp[rounds / 2] * 1e3, cpu[rounds / 2] * 1e3);
-		free(cpu);
+		held = heap_in_use() - base;
+		label_cache_free(pl.cache);
+		pl.cache = NULL;
+		labels = held - (heap_in_use() - base);
+		kept_requests_clear(&pl.kept);
+		kept = held - labels - (heap_in_use() - base);
 		payload_list_free(&pl);
+		bufs = held - labels - kept - (heap_in_use() - base);
 		series_set_free(&set);
 		stale_tracker_free(st);
+		set_held = held - labels - kept - bufs - (heap_in_use() - base);
+		printf("%-16s %-7s %10zu %9zu %12.2f %9.2f %9.2f %11.2f %9.2f %14.1f %9.1f %7.1f %7.1f %6.1f\n",
+		       wire_format_name(combos[k].f), compression_name(combos[k].c), bytes, reqs,
+		       (double)bytes / values, build[rounds / 2] * 1e3, enc[rounds / 2] * 1e3,
+		       comp[rounds / 2] * 1e3, cpu[rounds / 2] * 1e3, (double)held / values,
+		       (double)labels / values, (double)kept / values, (double)bufs / values,
+		       (double)set_held / values);
+		free(cpu);
 	}
 	return 0;
 }

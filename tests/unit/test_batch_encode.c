@@ -25,6 +25,7 @@
 #include "proto/remote_write.pb-c.h"
 #include "proto/remote_write_v2.pb-c.h"
 #include "sampling/sample_table.h"
+#include "item_labels.h"
 
 static const struct stat_def *cols[3];
 static const struct label_pair statics[] = { { "zone", "z1" } };
@@ -1257,7 +1258,7 @@ static void test_no_sample_twice_under_churn(void **state)
 
 			build_hostile_round(&set, st, round);
 			for (size_t i = 0; i < set.nr_items; i++) {
-				const struct label_pair *cgroup = &set.labels[set.items[i].label_off + 1];
+				struct label_pair l = item_label_at(&set, &set.items[i], 1), *cgroup = &l;
 
 				if (!set.items[i].stale && set.items[i].stat == cols[0] &&
 				    strcmp(cgroup->name, "cgroup") == 0 && strncmp(cgroup->value, TENANT, strlen(TENANT)) == 0)

@@ -24,6 +24,7 @@
 #include "series/pod_names.h"
 #include "series/series_set.h"
 #include "series/snapshot.h"
+#include "item_labels.h"
 
 #define ID1 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define ID2 "1111111111111111111111111111111111111111111111111111111111111111"
@@ -241,20 +242,12 @@ static struct snapshot *snap_of(const char *const *paths, size_t n, int64_t ts_m
 	return s;
 }
 
-static const char *label(const struct series_set *set, const struct series_item *it, const char *name)
-{
-	for (uint32_t k = 0; k < it->nr_labels; k++)
-		if (strcmp(set->labels[it->label_off + k].name, name) == 0)
-			return set->labels[it->label_off + k].value;
-	return NULL;
-}
-
 /* The item of @cgroup, stale or not. */
 static const struct series_item *item(const struct series_set *set, const char *cgroup, bool stale)
 {
 	for (size_t i = 0; i < set->nr_items; i++)
-		if (set->items[i].stale == stale && label(set, &set->items[i], "cgroup") &&
-		    strcmp(label(set, &set->items[i], "cgroup"), cgroup) == 0)
+		if (set->items[i].stale == stale && item_label(set, &set->items[i], "cgroup") &&
+		    strcmp(item_label(set, &set->items[i], "cgroup"), cgroup) == 0)
 			return &set->items[i];
 	return NULL;
 }
@@ -265,7 +258,7 @@ static void assert_label(const struct series_set *set, const struct series_item 
 	const char *v;
 
 	assert_non_null(it);
-	v = label(set, it, name);
+	v = item_label(set, it, name);
 	if (!want && v)
 		fail_msg("label %s=\"%s\", want none", name, v);
 	if (want && (!v || strcmp(v, want)))

@@ -15,6 +15,7 @@
 #include "sampling/sample_table.h"
 #include "series/series_set.h"
 #include "series/snapshot.h"
+#include "item_labels.h"
 
 static const struct stat_def *cols[2];
 static const struct label_pair statics[] = { { "zone", "z1" }, { "Dc", "east" } };
@@ -45,14 +46,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char *label(const struct series_set *set, const struct series_item *it, const char *name)
-{
-	for (uint32_t k = 0; k < it->nr_labels; k++)
-		if (strcmp(set->labels[it->label_off + k].name, name) == 0)
-			return set->labels[it->label_off + k].value;
-	return NULL;
-}
-
 static void test_items_and_sorted_labels(void **state)
 {
 	const char *paths[] = { "/b", "/a\xff", "/nofault" };
@@ -68,22 +61,22 @@ static void test_items_and_sorted_labels(void **state)
 
 		assert_int_equal(it->nr_labels, 5); /* Dc, __name__, cgroup, host, zone */
 		for (uint32_t k = 1; k < it->nr_labels; k++)
-			assert_true(strcmp(set.labels[it->label_off + k - 1].name, set.labels[it->label_off + k].name) < 0);
-		assert_string_equal(set.labels[it->label_off].name, "Dc");
-		assert_string_equal(label(&set, it, "host"), "h1");
+			assert_true(strcmp(item_label_at(&set, it, k - 1).name, item_label_at(&set, it, k).name) < 0);
+		assert_string_equal(item_label_at(&set, it, 0).name, "Dc");
+		assert_string_equal(item_label(&set, it, "host"), "h1");
 	}
 	/* stat-major: every cgroup's anon, then every cgroup's pgfault */
 	assert_string_equal(set.items[0].name, "memcg_anon_bytes");
-	assert_string_equal(label(&set, &set.items[0], "cgroup"), "/b");
+	assert_string_equal(item_label(&set, &set.items[0], "cgroup"), "/b");
 	assert_true(set.items[0].value == 10.0);
 	assert_string_equal(set.items[1].name, "memcg_anon_bytes");
-	assert_string_equal(label(&set, &set.items[1], "cgroup"), "/a\\xff");
-	assert_string_equal(label(&set, &set.items[2], "cgroup"), "/nofault");
+	assert_string_equal(item_label(&set, &set.items[1], "cgroup"), "/a\\xff");
+	assert_string_equal(item_label(&set, &set.items[2], "cgroup"), "/nofault");
 	assert_string_equal(set.items[3].name, "memcg_pgfault_total");
 	assert_true(set.items[3].counter);
-	assert_string_equal(label(&set, &set.items[3], "cgroup"), "/b");
+	assert_string_equal(item_label(&set, &set.items[3], "cgroup"), "/b");
 	assert_true(set.items[3].value == 110.0);
-	assert_string_equal(label(&set, &set.items[4], "cgroup"), "/a\\xff");
+	assert_string_equal(item_label(&set, &set.items[4], "cgroup"), "/a\\xff");
 	series_set_free(&set);
 	snapshot_free(s);
 }
@@ -108,7 +101,7 @@ static void test_stale_markers_for_vanished_series(void **state)
 		if (!it->stale)
 			continue;
 		stale++;
-		assert_string_equal(label(&set, it, "cgroup"), "/b");
+		assert_string_equal(item_label(&set, it, "cgroup"), "/b");
 		assert_true(is_stale_nan(it->value));
 		assert_true(isnan(it->value));
 	}
@@ -157,9 +150,9 @@ static void test_self_metrics(void **state)
 	assert_int_equal(set.nr_items, 3);
 	it = &set.items[2];
 	assert_null(it->stat);
-	assert_string_equal(label(&set, it, "reason"), "queue_full");
-	assert_null(label(&set, it, "cgroup"));
-	assert_string_equal(label(&set, it, "__name__"), "memcg_bpf_sender_dropped_batches_total");
+	assert_string_equal(item_label(&set, it, "reason"), "queue_full");
+	assert_null(item_label(&set, it, "cgroup"));
+	assert_string_equal(item_label(&set, it, "__name__"), "memcg_bpf_sender_dropped_batches_total");
 	assert_int_equal(set.nr_values, 2);
 	series_set_free(&set);
 	snapshot_free(s);
@@ -176,8 +169,8 @@ static void test_derived_labels(void **state)
 	o.container_id_label = true;
 	series_set_init(&set);
 	assert_int_equal(series_set_build(&set, &o, s, NULL), 0);
-	assert_string_equal(label(&set, &set.items[0], "unit"), "ssh.service");
-	assert_null(label(&set, &set.items[0], "container_id")); /* empty: not sent */
+	assert_string_equal(item_label(&set, &set.items[0], "unit"), "ssh.service");
+	assert_null(item_label(&set, &set.items[0], "container_id")); /* empty: not sent */
 	series_set_free(&set);
 	snapshot_free(s);
 }
@@ -203,7 +196,7 @@ static void test_a_path_twice_keeps_its_labels(void **state)
 		assert_int_equal(set.nr_items, 2);
 		assert_int_equal(set.nr_duplicates, 2);
 		assert_int_equal(set.nr_values, 2);
-		assert_string_equal(label(&set, &set.items[1], "container_id"),
+		assert_string_equal(item_label(&set, &set.items[1], "container_id"),
 				    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 	}
 	series_set_free(&set);
@@ -230,8 +223,8 @@ static void test_colliding_names_of_old_get_two_keys(void **state)
 	assert_int_equal(set.nr_items, 4);
 	assert_false(series_key_equal(&set.items[0].key, &set.items[1].key));
 	assert_false(series_key_equal(&set.items[2].key, &set.items[3].key));
-	assert_string_equal(label(&set, &set.items[0], "cgroup"), paths[0]);
-	assert_string_equal(label(&set, &set.items[1], "cgroup"), paths[1]);
+	assert_string_equal(item_label(&set, &set.items[0], "cgroup"), paths[0]);
+	assert_string_equal(item_label(&set, &set.items[1], "cgroup"), paths[1]);
 	series_set_free(&set);
 	snapshot_free(s);
 }
@@ -298,7 +291,7 @@ static void test_random_names_distinct_labels_and_keys(void **state)
 	assert_int_equal(series_set_build(&set, &opts, s, NULL), 0);
 	assert_int_equal(set.nr_duplicates, 0);
 	for (size_t i = 0; i < n; i++) { /* the first n items: every path's anon */
-		labels[i] = label(&set, &set.items[i], "cgroup");
+		labels[i] = item_label(&set, &set.items[i], "cgroup");
 		keys[i] = set.items[i].key;
 	}
 	qsort(labels, n, sizeof(*labels), cmp_str);
@@ -324,8 +317,8 @@ static int64_t start_of(const struct series_set *set, const char *cgroup, bool s
 		const struct series_item *it = &set->items[i];
 
 		for (uint32_t k = 0; k < it->nr_labels; k++)
-			if (strcmp(set->labels[it->label_off + k].name, "cgroup") == 0 &&
-			    strcmp(set->labels[it->label_off + k].value, cgroup) == 0 && it->stale == stale)
+			if (strcmp(item_label_at(set, it, k).name, "cgroup") == 0 &&
+			    strcmp(item_label_at(set, it, k).value, cgroup) == 0 && it->stale == stale)
 				return it->start_ms;
 	}
 	fail_msg("no series for %s", cgroup);
@@ -388,8 +381,8 @@ static void assert_same_sets(const struct series_set *a, const struct series_set
 		assert_int_equal(x->start_ms, y->start_ms);
 		assert_int_equal(x->nr_labels, y->nr_labels);
 		for (uint32_t k = 0; k < x->nr_labels; k++) {
-			assert_string_equal(a->labels[x->label_off + k].name, b->labels[y->label_off + k].name);
-			assert_string_equal(a->labels[x->label_off + k].value, b->labels[y->label_off + k].value);
+			assert_string_equal(item_label_at(a, x, k).name, item_label_at(b, y, k).name);
+			assert_string_equal(item_label_at(a, x, k).value, item_label_at(b, y, k).value);
 		}
 	}
 }
@@ -535,18 +528,18 @@ static void test_node_columns_carry_a_node_label(void **state)
 	assert_int_equal(series_set_build(&set, &opts, s, st), 0);
 	assert_int_equal(set.nr_items, 3);
 	assert_string_equal(set.items[0].name, "memcg_anon_bytes");
-	assert_null(label(&set, &set.items[0], "node"));
+	assert_null(item_label(&set, &set.items[0], "node"));
 	for (int i = 1; i < 3; i++) {
 		const struct series_item *it = &set.items[i];
 
 		assert_string_equal(it->name, "memcg_numa_anon_bytes");
-		assert_string_equal(label(&set, it, "node"), i == 1 ? "0" : "1");
-		assert_string_equal(label(&set, it, "__name__"), "memcg_numa_anon_bytes");
-		assert_string_equal(label(&set, it, "cgroup"), "/a");
+		assert_string_equal(item_label(&set, it, "node"), i == 1 ? "0" : "1");
+		assert_string_equal(item_label(&set, it, "__name__"), "memcg_numa_anon_bytes");
+		assert_string_equal(item_label(&set, it, "cgroup"), "/a");
 		assert_true(it->value == (i == 1 ? 10.0 : 20.0));
 		assert_int_equal(it->nr_labels, 6); /* Dc, __name__, cgroup, host, node, zone */
 		for (uint32_t k = 1; k < it->nr_labels; k++)
-			assert_true(strcmp(set.labels[it->label_off + k - 1].name, set.labels[it->label_off + k].name) < 0);
+			assert_true(strcmp(item_label_at(&set, it, k - 1).name, item_label_at(&set, it, k).name) < 0);
 	}
 	assert_false(series_key_equal(&set.items[1].key, &set.items[2].key));
 	snapshot_free(s);
@@ -559,7 +552,7 @@ static void test_node_columns_carry_a_node_label(void **state)
 	assert_int_equal(set.nr_stale, 1);
 	for (size_t i = 0; i < set.nr_items; i++)
 		if (set.items[i].stale)
-			assert_string_equal(label(&set, &set.items[i], "node"), "1");
+			assert_string_equal(item_label(&set, &set.items[i], "node"), "1");
 	series_set_free(&set);
 	stale_tracker_free(st);
 	snapshot_free(s);
@@ -592,14 +585,14 @@ static void test_alloc_items_and_stale_sites(void **state)
 		if (strncmp(it->name, "memcg_bpf_kernel_alloc_", 23))
 			continue;
 		alloc++;
-		if (!strcmp(label(&set, it, "site"), "drv/x.c:9")) {
-			assert_string_equal(label(&set, it, "module"), "xmod");
-			assert_string_equal(label(&set, it, "func"), "fx");
+		if (!strcmp(item_label(&set, it, "site"), "drv/x.c:9")) {
+			assert_string_equal(item_label(&set, it, "module"), "xmod");
+			assert_string_equal(item_label(&set, it, "func"), "fx");
 			assert_true(it->value == (strcmp(it->name, "memcg_bpf_kernel_alloc_bytes") ? 1.0 : 8192.0));
 		}
-		if (!strcmp(label(&set, it, "site"), "other")) {
-			assert_null(label(&set, it, "module"));
-			assert_null(label(&set, it, "func"));
+		if (!strcmp(item_label(&set, it, "site"), "other")) {
+			assert_null(item_label(&set, it, "module"));
+			assert_null(item_label(&set, it, "func"));
 		}
 	}
 	assert_int_equal(alloc, 6); /* 2 sites and other, bytes and calls */
@@ -621,8 +614,8 @@ static void test_alloc_items_and_stale_sites(void **state)
 		if (!set.items[i].stale)
 			continue;
 		stale++;
-		assert_string_equal(label(&set, &set.items[i], "site"), "drv/x.c:9");
-		assert_string_equal(label(&set, &set.items[i], "module"), "xmod");
+		assert_string_equal(item_label(&set, &set.items[i], "site"), "drv/x.c:9");
+		assert_string_equal(item_label(&set, &set.items[i], "module"), "xmod");
 	}
 	assert_int_equal(stale, 2);
 	series_set_free(&set);
