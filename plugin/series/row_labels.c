@@ -78,6 +78,26 @@ static int add_label_run(struct series_set *set, const struct label_pair *l, con
 	return 0;
 }
 
+/* Puts the labels of @rt in @set as the run its items share, and that run's key. */
+static int add_cgroup_run(struct series_set *set, struct row_template *rt)
+{
+	if (set->nr_cgroup_runs == set->cap_cgroup_runs) {
+		size_t cap = set->cap_cgroup_runs ? set->cap_cgroup_runs * 2 : 1024;
+		void *p = realloc(set->cgroup_keys, cap * sizeof(*set->cgroup_keys));
+
+		if (!p)
+			return -ENOMEM;
+		set->cgroup_keys = p;
+		set->cap_cgroup_runs = cap;
+	}
+	if (set->nr_cgroup_runs >= SERIES_OWN_RUN)
+		return -EOVERFLOW;
+	/* "" is no metric's name: no series has this key */
+	set->cgroup_keys[set->nr_cgroup_runs] = series_key_finish(rt->key, "", 0);
+	rt->cgroup_run = (uint32_t)set->nr_cgroup_runs++;
+	return add_label_run(set, rt->l, rt->len, rt->n, &rt->set_off);
+}
+
 /* Appends @it, its labels set already. */
 static int add_item(struct series_set *set, const struct series_item *it)
 {
@@ -112,7 +132,8 @@ int add_item_with_labels(struct series_set *set, const struct series_item *proto
 				   strlen(proto->name));
 	it.nr_labels = (uint16_t)ll->n;
 	it.name_at = SERIES_NAME_IN_RUN;
-	it.name_len = (uint32_t)strlen(proto->name);
+	it.cgroup_run = SERIES_OWN_RUN;
+	it.name_len = (uint16_t)strlen(proto->name);
 	err = add_label_run(set, ll->l, ll->len, ll->n, &it.label_off);
 	return err ? err : add_item(set, &it);
 }
@@ -218,14 +239,15 @@ int add_stat_item(struct series_set *set, struct row_template *rt, const struct 
 		return add_node_item(set, rt, &proto, def->node);
 	/* the row's first item puts its labels in the set; the others share them */
 	if (rt->set_off == ROW_RUN_NONE) {
-		err = add_label_run(set, rt->l, rt->len, rt->n, &rt->set_off);
+		err = add_cgroup_run(set, rt);
 		if (err)
 			return err;
 	}
 	proto.label_off = rt->set_off;
+	proto.cgroup_run = rt->cgroup_run;
 	proto.nr_labels = (uint16_t)rt->n;
 	proto.name_at = (uint16_t)rt->name_at;
-	proto.name_len = name->len;
+	proto.name_len = (uint16_t)name->len;
 	return add_item(set, &proto);
 }
 

@@ -45,6 +45,7 @@ struct row_template {
 	size_t n, name_at;
 	struct siphash key; /* of the labels but __name__ (series_key_labels()) */
 	uint32_t set_off;   /* where the row's items' shared run of labels lies in the set; ROW_RUN_NONE: not yet */
+	uint32_t cgroup_run; /* that run's number (series_set.cgroup_keys) */
 };
 
 #define ROW_RUN_NONE UINT32_MAX

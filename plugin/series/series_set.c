@@ -43,6 +43,7 @@ void series_set_free(struct series_set *set)
 	free(set->items);
 	free(set->labels);
 	free(set->label_lens);
+	free(set->cgroup_keys);
 	free(set->nonzero);
 	series_arena_free(set);
 	memset(set, 0, sizeof(*set));
@@ -152,6 +153,7 @@ static int build_from_snapshot(struct series_set *set, const struct series_opts 
 	int err;
 
 	set->nr_items = set->nr_labels = set->nr_stale = set->nr_values = set->nr_duplicates = 0;
+	set->nr_cgroup_runs = 0;
 	series_arena_reset(set);
 	set->ts_ms = snap->ts_ms;
 	set->host = o->host;

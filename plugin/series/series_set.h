@@ -47,17 +47,22 @@ struct series_item {
 	/*
 	 * Its labels, sorted by name, __name__ among them: @nr_labels of
 	 * series_set.labels from @label_off. A cgroup's items share one run,
-	 * whose label @name_at is __name__ with the value @name (series_item_label());
-	 * SERIES_NAME_IN_RUN: the run is the item's own and holds __name__.
+	 * whose label @name_at is __name__ with the value @name
+	 * (series_item_label()), and @cgroup_run numbers that run
+	 * (series_set.cgroup_keys). @cgroup_run SERIES_OWN_RUN and @name_at
+	 * SERIES_NAME_IN_RUN: the run is the item's own and holds __name__
+	 * (self metrics, per-node stats, the allocation profile).
 	 */
 	uint32_t label_off;
-	uint32_t name_len;            /* strlen(@name) */
+	uint32_t cgroup_run;
+	uint16_t name_len;            /* strlen(@name) */
 	uint16_t nr_labels;
 	uint16_t name_at;
 	bool counter;
 	bool stale;
 };
 
+#define SERIES_OWN_RUN UINT32_MAX
 #define SERIES_NAME_IN_RUN UINT16_MAX
 /* The most labels an item has: the static ones, host, __name__, the cgroup's, node. */
 #define SERIES_ITEM_MAX_LABELS (SERIES_MAX_STATIC_LABELS + 12)
@@ -87,6 +92,13 @@ struct series_set {
 	struct label_pair *labels;
 	struct label_len *label_lens; /* parallel to labels: the encoders never strlen */
 	size_t nr_labels, cap_labels;
+	/*
+	 * Per cgroup run of labels (series_item.cgroup_run): the key of its
+	 * labels but __name__, the same from build to build, so that a cache
+	 * keeps a cgroup's bytes once for all its series (wire/label_cache.h).
+	 */
+	struct series_key *cgroup_keys;
+	size_t nr_cgroup_runs, cap_cgroup_runs;
 	size_t nr_stale;
 	size_t nr_values; /* items that carry a sampled value (not stale, not self) */
 	size_t nr_duplicates; /* items the last build dropped: their labels were another item's */

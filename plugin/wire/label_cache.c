@@ -16,13 +16,14 @@ struct entry {
 	uint32_t pass; /* the last pass that used it */
 	uint32_t len;
 	uint8_t *data; /* in the map's arena */
+	uint32_t name_at; /* label_blob's */
 };
 
 /*
  * One format's series: the entries one after another, found through an
  * index of entry numbers (open addressing on the key, at most half full; 0
  * is an empty slot, else the entry's number + 1), their bytes in an arena.
- * Per series that is 32 bytes of entry, 8 to 16 of index and the bytes
+ * Per entry that is 40 bytes, 8 to 16 of index and the bytes
  * themselves (rounded up to 8): no pointer-sized slots left empty, no
  * malloc header per series. The bytes of series that are gone stay in the
  * arena until they are a quarter of it.
@@ -202,18 +203,22 @@ static int map_reserve(struct blob_map *m, size_t more)
 	}
 	if (!m->bytes.chunk_size)
 		m->bytes.chunk_size = BYTES_CHUNK;
-	return nslots == m->nslots ? 0 : index_rebuild(m, nslots);
+	return nslots <= m->nslots ? 0 : index_rebuild(m, nslots);
 }
 
-/* A new entry for @it, its bytes encoded by @enc; its slot is @slot. */
-static int map_add(struct label_cache *c, struct blob_map *m, uint32_t *slot, const struct series_set *set,
-		   const struct series_item *it, label_encode_fn enc)
+/* A new entry for @it (for its cgroup's run with @cgroup) under @key, its bytes encoded by @enc. */
+static int map_add(struct label_cache *c, struct blob_map *m, const struct series_set *set,
+		   const struct series_item *it, bool cgroup, const struct series_key *key, label_encode_fn enc)
 {
-	struct entry *e = &m->entries[m->n];
-	int err;
+	struct entry *e;
+	int err = map_reserve(m, 1);
 
+	if (err)
+		return err;
+	e = &m->entries[m->n];
 	c->tmp.len = 0;
-	err = enc(c, set, it, &c->tmp);
+	e->name_at = LABEL_BLOB_WHOLE;
+	err = enc(c, set, it, cgroup, &c->tmp, &e->name_at);
 	if (err)
 		return err;
 	e->data = byte_arena_alloc(&m->bytes, c->tmp.len);
@@ -221,34 +226,40 @@ static int map_add(struct label_cache *c, struct blob_map *m, uint32_t *slot, co
 		return -ENOMEM;
 	memcpy(e->data, c->tmp.data, c->tmp.len);
 	e->len = (uint32_t)c->tmp.len;
-	e->key = it->key;
+	e->key = *key;
 	e->pass = 0;
 	m->live_bytes += rounded(e->len);
-	*slot = (uint32_t)++m->n;
+	*slot_of(m->index, m->nslots, m->entries, key) = (uint32_t)++m->n;
 	return 0;
 }
 
 int label_cache_get(struct label_cache *c, enum wire_format f, const struct series_set *set, size_t from,
-		    size_t to, label_encode_fn enc, struct label_blob *out)
+		    size_t to, label_encode_fn enc, bool per_cgroup, struct label_blob *out)
 {
 	struct blob_map *m = &c->map[f];
-	int err = map_reserve(m, to - from);
+	int err = map_reserve(m, 0);
 
 	if (err)
 		return err;
 	for (size_t i = from; i < to; i++) {
 		const struct series_item *it = &set->items[i];
-		uint32_t *slot = slot_of(m->index, m->nslots, m->entries, &it->key);
+		bool cgroup = per_cgroup && it->cgroup_run != SERIES_OWN_RUN;
+		const struct series_key *key = cgroup ? &set->cgroup_keys[it->cgroup_run] : &it->key;
+		uint32_t *slot = slot_of(m->index, m->nslots, m->entries, key);
 		struct entry *e;
 
-		if (!*slot && (err = map_add(c, m, slot, set, it, enc)))
-			return err;
+		if (!*slot) {
+			err = map_add(c, m, set, it, cgroup, key, enc);
+			if (err)
+				return err;
+			slot = slot_of(m->index, m->nslots, m->entries, key); /* the index may have grown */
+		}
 		e = &m->entries[*slot - 1];
 		if (e->pass != c->pass) {
 			e->pass = c->pass;
 			m->used++;
 		}
-		out[i - from] = (struct label_blob){ e->data, e->len };
+		out[i - from] = (struct label_blob){ e->data, e->len, e->name_at };
 	}
 	return 0;
 }

@@ -7,6 +7,12 @@
  * (series/series_set.h), a hash of the whole label set, so the cache needs
  * no knowledge of cgroups or options: other labels are another series.
  *
+ * An encoder may keep a cgroup's bytes once for all its series instead
+ * (@per_cgroup): the labels of the cgroup's run but __name__, keyed by the
+ * run's key (series_set.cgroup_keys). The blob then says where __name__
+ * goes (@name_at), and the encoder writes it there for each series; an
+ * item with a run of its own is kept whole, as before.
+ *
  * What is kept, per format (see each encoder):
  *   remote write 1.0  the TimeSeries' Label fields, ready to copy
  *   remote write 2.0  the global ids (wire/symbol_dict.h) of each label's
@@ -18,12 +24,14 @@
  * cgroup is gone and its stale markers were sent) are dropped at its end,
  * so the cache holds the series of the last pass and no more (their bytes
  * are given back once they are a quarter of what the cache holds).
- * Per series it holds its bytes, rounded up to 8, and 40 to 48 bytes more:
- * the key, where the bytes lie, and its slot in the index.
+ * Per entry (a series, or a cgroup) it holds its bytes, rounded up to 8,
+ * and 40 to 48 bytes more: the key, where the bytes lie, and its slot in
+ * the index.
  */
 #ifndef MEMCG_BPF_LABEL_CACHE_H
 #define MEMCG_BPF_LABEL_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,17 +42,25 @@
 
 #define LABEL_CACHE_FORMATS (WIRE_OTLP + 1)
 
-/* One series' kept bytes. */
+/* One series' kept bytes, or its cgroup's. */
 struct label_blob {
 	const uint8_t *data;
 	uint32_t len;
+	uint32_t name_at; /* bytes before the place of the series' own __name__; LABEL_BLOB_WHOLE: none to add */
 };
+
+#define LABEL_BLOB_WHOLE UINT32_MAX
 
 struct label_cache;
 
-/* Appends the labels of @it, in the form kept for the format, to @out. 0 or a negative errno. */
+/*
+ * Appends the labels of @it, in the form kept for the format, to @out;
+ * with @cgroup, all but __name__ (series_item.name_at), and *@name_at the
+ * bytes written before its place. 0 or a negative errno.
+ */
 typedef int (*label_encode_fn)(struct label_cache *c, const struct series_set *set,
-			       const struct series_item *it, struct byte_buf *out);
+			       const struct series_item *it, bool cgroup, struct byte_buf *out,
+			       uint32_t *name_at);
 
 struct label_cache *label_cache_new(void);
 /* Accepts NULL. */
@@ -56,16 +72,17 @@ void label_cache_end_pass(struct label_cache *c);
 
 /*
  * The kept bytes of items [from, to) of @set in format @f, into @out[0 ..
- * to - from); @enc encodes those not kept yet. The bytes stay valid until
- * the end of the pass. 0 or a negative errno.
+ * to - from), per cgroup where @per_cgroup; @enc encodes those not kept
+ * yet. The bytes stay valid until the end of the pass. 0 or a negative
+ * errno.
  */
 int label_cache_get(struct label_cache *c, enum wire_format f, const struct series_set *set, size_t from,
-		    size_t to, label_encode_fn enc, struct label_blob *out);
+		    size_t to, label_encode_fn enc, bool per_cgroup, struct label_blob *out);
 
 /* The remote write 2.0 strings. */
 struct symbol_dict *label_cache_symbols(struct label_cache *c);
 
-/* Series kept for @f (for tests). */
+/* Series and cgroups kept for @f (for tests). */
 size_t label_cache_size(const struct label_cache *c, enum wire_format f);
 
 #endif

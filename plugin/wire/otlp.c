@@ -136,9 +136,12 @@ static const char *attribute_name(const struct label_pair *l, const struct label
 	return name;
 }
 
-/* The attribute fields of a new series' data point, kept by the label cache. */
+/*
+ * The attribute fields of a new series' data point, kept by the label
+ * cache: __name__ is none, so a cgroup's series (@cgroup) share them.
+ */
 static int encode_attributes(struct label_cache *c, const struct series_set *set, const struct series_item *it,
-			     struct byte_buf *out)
+			     bool cgroup, struct byte_buf *out, uint32_t *name_at)
 {
 	struct label_pair labels[SERIES_ITEM_MAX_LABELS];
 	struct label_len lens[SERIES_ITEM_MAX_LABELS];
@@ -148,6 +151,8 @@ static int encode_attributes(struct label_cache *c, const struct series_set *set
 	int err;
 
 	(void)c;
+	(void)cgroup;
+	(void)name_at; /* LABEL_BLOB_WHOLE: nothing to add */
 	for (uint32_t j = 0; j < it->nr_labels; j++)
 		series_item_label(set, it, j, &labels[j], &lens[j]);
 	k8s = k8s_series(labels, it->nr_labels);
@@ -293,7 +298,7 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 	order = malloc((n ? n : 1) * sizeof(*order));
 	if (!b || !met || !metric_of || !order)
 		goto free_arrays;
-	err = label_cache_get(c, WIRE_OTLP, set, from, to, encode_attributes, b);
+	err = label_cache_get(c, WIRE_OTLP, set, from, to, encode_attributes, true, b);
 	if (err)
 		goto free_arrays;
 

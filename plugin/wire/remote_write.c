@@ -25,40 +25,86 @@ static size_t label_size(const struct label_len *l)
 	return (l->name ? pb_len_field_size(l->name) : 0) + (l->value ? pb_len_field_size(l->value) : 0);
 }
 
-/* The Label fields of a new series, kept by the label cache. */
+static size_t label_field_size(const struct label_len *len)
+{
+	return pb_len_field_size(label_size(len));
+}
+
+static uint8_t *label_field(uint8_t *p, const struct label_pair *l, const struct label_len *len)
+{
+	p = pb_len_header(p, 1, label_size(len));
+	if (len->name)
+		p = pb_len_field(p, 1, l->name, len->name);
+	if (len->value)
+		p = pb_len_field(p, 2, l->value, len->value);
+	return p;
+}
+
+static struct label_len name_label_len(const struct series_item *it)
+{
+	return (struct label_len){ sizeof("__name__") - 1, it->name_len };
+}
+
+/*
+ * The Label fields of a new series, kept by the label cache; of a new
+ * cgroup with @cgroup: all but __name__, and where it goes in *@name_at.
+ */
 static int encode_labels(struct label_cache *c, const struct series_set *set, const struct series_item *it,
-			 struct byte_buf *out)
+			 bool cgroup, struct byte_buf *out, uint32_t *name_at)
 {
 	struct label_pair l[SERIES_ITEM_MAX_LABELS];
 	struct label_len len[SERIES_ITEM_MAX_LABELS];
 	size_t n = 0;
-	uint8_t *p;
+	uint8_t *p, *start;
 	int err;
 
 	(void)c;
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
 		series_item_label(set, it, k, &l[k], &len[k]);
-		n += pb_len_field_size(label_size(&len[k]));
+		n += label_field_size(&len[k]);
 	}
 	err = byte_buf_reserve(out, out->len + n);
 	if (err)
 		return err;
-	p = out->data + out->len;
+	start = p = out->data + out->len;
 	for (uint32_t k = 0; k < it->nr_labels; k++) {
-		p = pb_len_header(p, 1, label_size(&len[k]));
-		if (len[k].name)
-			p = pb_len_field(p, 1, l[k].name, len[k].name);
-		if (len[k].value)
-			p = pb_len_field(p, 2, l[k].value, len[k].value);
+		if (cgroup && k == it->name_at) {
+			*name_at = (uint32_t)(p - start);
+			continue;
+		}
+		p = label_field(p, &l[k], &len[k]);
 	}
 	out->len = (size_t)(p - out->data);
 	return 0;
 }
 
+/* The bytes of @it's labels: @b's, with its own __name__ where @b is its cgroup's. */
+static size_t labels_size(const struct series_item *it, const struct label_blob *b)
+{
+	struct label_len name = name_label_len(it);
+
+	return b->len + (b->name_at == LABEL_BLOB_WHOLE ? 0 : label_field_size(&name));
+}
+
+static uint8_t *labels_field(uint8_t *p, const struct series_item *it, const struct label_blob *b)
+{
+	struct label_pair name = { "__name__", it->name };
+	struct label_len name_len = name_label_len(it);
+
+	if (b->name_at == LABEL_BLOB_WHOLE) {
+		memcpy(p, b->data, b->len);
+		return p + b->len;
+	}
+	memcpy(p, b->data, b->name_at);
+	p = label_field(p + b->name_at, &name, &name_len);
+	memcpy(p, b->data + b->name_at, b->len - b->name_at);
+	return p + b->len - b->name_at;
+}
+
 static size_t series_size(const struct series_set *set, const struct series_item *it, const struct label_blob *b,
 			  const struct sample_slot *slot)
 {
-	return b->len + rw_sample_field_size(rw_value_written(it->value, slot), set->ts_ms);
+	return labels_size(it, b) + rw_sample_field_size(rw_value_written(it->value, slot), set->ts_ms);
 }
 
 int remote_write_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
@@ -72,7 +118,7 @@ int remote_write_encode(const struct series_set *set, size_t from, size_t to, st
 	b = malloc((to > from ? to - from : 1) * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	err = label_cache_get(c, WIRE_REMOTE_WRITE, set, from, to, encode_labels, b);
+	err = label_cache_get(c, WIRE_REMOTE_WRITE, set, from, to, encode_labels, true, b);
 	if (err)
 		goto free_blobs;
 	for (size_t i = from; i < to; i++)
@@ -85,8 +131,8 @@ int remote_write_encode(const struct series_set *set, size_t from, size_t to, st
 		const struct series_item *it = &set->items[i];
 
 		p = pb_len_header(p, 1, series_size(set, it, &b[i - from], slots ? &slots[i - from] : NULL));
-		memcpy(p, b[i - from].data, b[i - from].len);
-		p = rw_sample_field(p + b[i - from].len, 2, it->value, set->ts_ms, slots ? &slots[i - from] : NULL,
+		p = labels_field(p, it, &b[i - from]);
+		p = rw_sample_field(p, 2, it->value, set->ts_ms, slots ? &slots[i - from] : NULL,
 				    raw->data);
 	}
 	raw->len = (size_t)(p - raw->data);

@@ -35,13 +35,19 @@
 #define METRIC_TYPE_COUNTER 1
 #define METRIC_TYPE_GAUGE 2
 
-/* The global ids of a new series' label names and values, kept by the label cache. */
+/*
+ * The global ids of a new series' label names and values, kept by the
+ * label cache per series (@cgroup is never set: not per cgroup).
+ */
 static int encode_label_ids(struct label_cache *c, const struct series_set *set, const struct series_item *it,
-			    struct byte_buf *out)
+			    bool cgroup, struct byte_buf *out, uint32_t *name_at)
 {
 	struct symbol_dict *d = label_cache_symbols(c);
 	uint32_t *ids;
 	int err = byte_buf_reserve(out, out->len + 2 * it->nr_labels * sizeof(uint32_t));
+
+	(void)cgroup;
+	(void)name_at;
 
 	if (err)
 		return err;
@@ -101,7 +107,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	b = malloc((n ? n : 1) * sizeof(*b));
 	if (!refs || !unit || !refs_bytes || !b)
 		goto free_arrays;
-	err = label_cache_get(c, WIRE_REMOTE_WRITE_V2, set, from, to, encode_label_ids, b);
+	err = label_cache_get(c, WIRE_REMOTE_WRITE_V2, set, from, to, encode_label_ids, false, b);
 	if (!err)
 		err = symbol_dict_intern(d, "", 0, &empty_id);
 	if (!err)
