@@ -53,6 +53,8 @@
 #                          set took in the test command on this project's
 #                          2-core machines with two busy loops beside it;
 #                          the summary flags a set past half of its timeout)
+#   MEMCG_BPF_VM_BOOT_DEADLINE  seconds a guest has to print its first protocol
+#                          line, else it is booted once more (180)
 #   MEMCG_BPF_VM_TEST_TIMEOUT  seconds per guest test before it counts as hung (480)
 #   MEMCG_BPF_VM_ONLY      comma-separated test names to run (debugging)
 #   MEMCG_BPF_VM_GUEST_ENV space-separated VMTEST_*=VALUE settings for the
@@ -112,6 +114,22 @@ arm64)
 esac
 export MEMCG_BPF_VM_ARCH=$ARCH
 TEST_TIMEOUT=${MEMCG_BPF_VM_TEST_TIMEOUT:-480}
+
+# boot_watch PID PROTO: stops the VM PID (timeout's, which passes the
+# signal on) when no protocol line is in PROTO BOOT_DEADLINE seconds after
+# it started, and says so in PROTO.hung.
+BOOT_DEADLINE=${MEMCG_BPF_VM_BOOT_DEADLINE:-180}
+boot_watch() {
+	waited=0
+	while [ $waited -lt "$BOOT_DEADLINE" ]; do
+		sleep 5
+		waited=$((waited + 5))
+		grep -q '^VMTEST ' "$2" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || return 0
+	done
+	: > "$2.hung"
+	kill "$1" 2>/dev/null
+}
 
 # set_timeout SET: seconds its VM may run before it counts as hung. The two
 # big 7.3 sets took up to 513 s in the test command with two busy loops
@@ -291,12 +309,16 @@ boot() {
 	# whose first oops is such an int3 trap in kernel text at any time (seen
 	# once in sched_clock_cpu from kthreadd, 18 s in, during the kfunc set):
 	# the kernel patching its own code (static keys) while the other vCPU
-	# runs it, which TCG can show; the whole set runs again. Any other
+	# runs it, which TCG can show; the whole set runs again. So does a
+	# guest that gives no sign of life (not one protocol line) within
+	# BOOT_DEADLINE seconds: seen once, in a busy CI run, a boot that
+	# printed nothing at all for the set's whole 1,200 s (a boot takes
+	# 5-20 s); it is stopped at the deadline and booted again. Any other
 	# crash is a failure.
 	for try in 1 2; do
 		: > "$proto"
 		: > "$data"
-		rm -f "$scratch"
+		rm -f "$scratch" "$proto.hung"
 		truncate -s 64M "$scratch"
 		# shellcheck disable=SC2086,SC2046 # $MACHINE, $numa and the ports are lists of words
 		timeout --foreground -k 10 "$TIMEOUT" "$QEMU" -accel tcg $MACHINE -m "$MEM" -smp 2 $numa \
@@ -309,9 +331,18 @@ boot() {
 		# Show the protocol lines as they arrive.
 		tail -n +1 -f --pid=$qpid "$proto" 2>/dev/null | tr -d '\r' | grep --line-buffered '^VMTEST ' | sed -u 's/^/  /' &
 		tpid=$!
+		boot_watch "$qpid" "$proto" &
+		wpid=$!
 		wait $qpid
 		qrc=$?
-		wait $tpid 2>/dev/null
+		kill $wpid 2>/dev/null
+		wait $tpid $wpid 2>/dev/null
+		if [ -f "$proto.hung" ]; then
+			[ $try = 1 ] || break
+			[ ! -f "$console" ] || mv "$console" "$console.hung"
+			echo "vm: $name: no sign of life from the guest in ${BOOT_DEADLINE}s, before any test ran (see $console.hung); booting again"
+			continue
+		fi
 		[ $try = 1 ] && grep -aq 'Kernel panic' "$console" || break
 		if ! grep -q '^VMTEST ' "$proto"; then
 			mv "$console" "$console.panic"
@@ -335,7 +366,9 @@ boot() {
 	done_line=$(grep '^VMTEST DONE ' "$proto.clean" | tail -n 1)
 	verdict=ok
 	if [ -z "$done_line" ]; then
-		if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+		if [ -f "$proto.hung" ]; then
+			why="no sign of life from the guest in ${BOOT_DEADLINE}s, twice"
+		elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 			why="no DONE: timed out after ${TIMEOUT}s"
 		else
 			why="no DONE: guest crashed or stopped (qemu exit $qrc)"
