@@ -72,9 +72,10 @@ static int encode_kept(const struct series_set *set, size_t from, size_t to, enu
 
 	if (!slots)
 		return -ENOMEM;
-	/* a request encoded again keeps room for the values it had room for */
+	/* a request encoded again keeps room for the values it had room for (any value_at but NONE) */
 	for (size_t i = 0; i < to - from; i++)
-		slots[i].value_at = at < out->kept.nr ? out->kept.req[at].slots[i].value_at : SAMPLE_SLOT_NONE;
+		slots[i].value_at = at < out->kept.nr && kept_request_has_room(&out->kept.req[at], i) ? 0
+											: SAMPLE_SLOT_NONE;
 	err = encode_one(set, from, to, f, out->cache, &out->raw, slots);
 	if (err) {
 		free(slots);

@@ -12,24 +12,26 @@ static void kept_request_free(struct kept_request *r)
 	byte_buf_free(&r->raw);
 	free(r->slots);
 	free(r->room);
-	free(r->src);
+	free(r->patch);
 	snappy_template_free(&r->block);
 }
 
 /*
  * Maps each run of @r's block to the sample field it lies in (runs and
- * samples both come in the protobuf's order). False when a run is not
- * within one field: then the block is patched from @raw.
+ * samples both come in the protobuf's order), into @r->patch. False when a
+ * run is not within one field: then the block is patched from @raw.
  */
 static bool map_runs(struct kept_request *r, size_t ts_len)
 {
 	const struct snappy_template *t = &r->block;
 	size_t n = r->to - r->from, s = 0;
-	void *p = realloc(r->src, (t->nr_runs ? t->nr_runs : 1) * sizeof(*r->src));
+	struct block_patch *patch = malloc((t->nr_runs ? t->nr_runs : 1) * sizeof(*patch));
 
-	if (!p)
+	free(r->patch);
+	r->patch = NULL;
+	r->nr_patch = 0;
+	if (!patch)
 		return false;
-	r->src = p;
 	for (size_t i = 0; i < t->nr_runs; i++) {
 		const struct snappy_run *run = &t->runs[i];
 		uint32_t at[2], len[2] = { 8, (uint32_t)ts_len };
@@ -46,20 +48,27 @@ static bool map_runs(struct kept_request *r, size_t ts_len)
 				break;
 		}
 		if (s == n)
-			return false;
+			break;
 		at[RUN_VALUE] = r->slots[s].value_at;
 		at[RUN_TS] = r->slots[s].ts_at;
 		for (f = 0; f < 2; f++)
 			if (at[f] != SAMPLE_SLOT_NONE && run->raw_at >= at[f] && run->raw_at + run->len <= at[f] + len[f])
 				break;
 		if (f == 2)
-			return false;
-		r->src[i] = (struct run_source){ (uint32_t)s, (uint8_t)f, (uint8_t)(run->raw_at - at[f]) };
+			break;
+		patch[i] = (struct block_patch){ run->z_at, (uint32_t)s, (uint8_t)run->len, (uint8_t)f,
+						 (uint8_t)(run->raw_at - at[f]) };
+		if (i + 1 == t->nr_runs) {
+			r->patch = patch;
+			r->nr_patch = t->nr_runs;
+			return true;
+		}
 	}
-	return true;
+	free(patch);
+	return !t->nr_runs;
 }
 
-/* The bits of which slots have room for a value; NULL without memory (then the items are read). */
+/* The bits of which slots have room for a value; NULL without memory. */
 static uint64_t *room_bits(const struct sample_slot *slots, size_t n)
 {
 	uint64_t *room = calloc(n / 64 + 2, sizeof(*room));
@@ -83,9 +92,9 @@ static bool needs_room(const struct kept_request *r, const struct series_set *se
 {
 	size_t n = r->to - r->from;
 
-	if (!r->room || set->nr_nonzero_known < r->to) {
+	if (set->nr_nonzero_known < r->to) {
 		for (size_t i = r->from; i < r->to; i++)
-			if (set->items[i].value != 0 && r->slots[i - r->from].value_at == SAMPLE_SLOT_NONE)
+			if (set->items[i].value != 0 && !kept_request_has_room(r, i - r->from))
 				return true;
 		return false;
 	}
@@ -132,6 +141,8 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	r->slots = slots;
 	free(r->room);
 	r->room = room_bits(slots, to - from);
+	if (!r->room)
+		return -ENOMEM;
 	r->from = from;
 	r->to = to;
 	r->ts_ms = ts_ms;
@@ -146,8 +157,11 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 		r->has_block = !err;
 		r->direct = r->has_block && map_runs(r, pb_varint_size((uint64_t)ts_ms));
 	}
-	if (r->direct) { /* the block is all that is patched and sent: no copy of the protobuf */
+	if (r->direct) { /* the block is all that is patched and sent: no protobuf, nor where samples lie in it */
 		byte_buf_free(&r->raw);
+		free(r->slots);
+		r->slots = NULL;
+		snappy_template_forget_runs(&r->block);
 		return 0;
 	}
 	err = byte_buf_reserve(&r->raw, raw->len ? raw->len : 1);
@@ -179,24 +193,23 @@ static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
-/* The samples of @set written into @r's block where its runs say (@r->direct). */
+/* The samples of @set written into @r's block where its patches say (@r->direct). */
 static void patch_block(struct kept_request *r, const struct series_set *set, const uint8_t *ts)
 {
 	uint8_t *z = r->block.z.data;
 
-	for (size_t i = 0; i < r->block.nr_runs; i++) {
-		const struct snappy_run *run = &r->block.runs[i];
-		const struct run_source *src = &r->src[i];
+	for (size_t i = 0; i < r->nr_patch; i++) {
+		const struct block_patch *bp = &r->patch[i];
 		uint8_t value[8];
 		uint64_t bits;
 
-		if (src->field == RUN_TS) {
-			memcpy(z + run->z_at, ts + src->off, run->len);
+		if (bp->field == RUN_TS) {
+			memcpy(z + bp->z_at, ts + bp->off, bp->len);
 			continue;
 		}
-		memcpy(&bits, &set->items[r->from + src->slot].value, sizeof(bits));
+		memcpy(&bits, &set->items[r->from + bp->slot].value, sizeof(bits));
 		put_le64(value, bits);
-		copy_small(z + run->z_at, value + src->off, run->len);
+		copy_small(z + bp->z_at, value + bp->off, bp->len);
 	}
 }
 

@@ -30,9 +30,11 @@
 #include "wire/wire_format.h"
 
 
-/* Which bytes of which sample one run of a kept block holds. */
-struct run_source {
-	uint32_t slot;   /* the sample: @slots' index */
+/* Where a kept block takes which bytes of which sample: one literal run of it (@direct). */
+struct block_patch {
+	uint32_t z_at;   /* the run's first byte in the block */
+	uint32_t slot;   /* the sample: the request's item from + slot */
+	uint8_t len;     /* bytes of the run, all within one field */
 	uint8_t field;   /* RUN_VALUE or RUN_TS */
 	uint8_t off;     /* the run's first byte within the field */
 };
@@ -44,20 +46,29 @@ struct kept_request {
 	size_t from, to;          /* the set's items it holds */
 	size_t raw_len;           /* its protobuf's length, before compression */
 	struct byte_buf raw;      /* that protobuf; none while @direct (the block is patched instead) */
-	struct sample_slot *slots; /* to - from */
-	uint64_t *room;           /* bit k: slots[k] has room for a value (one spare word) */
+	struct sample_slot *slots; /* to - from, where each sample lies in @raw; none while @direct */
+	uint64_t *room;           /* bit k: sample k has room for a value (one spare word) */
 	int64_t ts_ms;            /* the timestamp written now */
 	bool has_block;           /* remote write + snappy: @block is kept too */
 	struct snappy_template block;
 	/*
 	 * Each run of @block lies within one sample's value or timestamp
-	 * (@src, one per run): the samples are written into the block
+	 * (@patch, one per run): the samples are written into the block
 	 * directly, which touches a tenth of the memory (the block, not the
-	 * protobuf it decompresses to), and @raw is not kept at all.
+	 * protobuf it decompresses to). Neither @raw nor where the samples lie
+	 * in it is kept, nor the block's own runs: 12 bytes a run, about two
+	 * a sample, and @room say all that a patch needs.
 	 */
 	bool direct;
-	struct run_source *src;
+	struct block_patch *patch;
+	size_t nr_patch;
 };
+
+/* Whether sample @k of @r has room for a value (its value was written). */
+static inline bool kept_request_has_room(const struct kept_request *r, size_t k)
+{
+	return r->room[k / 64] >> (k % 64) & 1;
+}
 
 struct kept_requests {
 	uint64_t shape; /* of the set they were encoded from; 0: none kept */

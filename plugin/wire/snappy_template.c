@@ -244,6 +244,13 @@ void snappy_template_patch(struct snappy_template *t, const uint8_t *raw)
 	}
 }
 
+void snappy_template_forget_runs(struct snappy_template *t)
+{
+	free(t->runs);
+	t->runs = NULL;
+	t->nr_runs = 0;
+}
+
 void snappy_template_free(struct snappy_template *t)
 {
 	byte_buf_free(&t->z);

@@ -45,6 +45,8 @@ int snappy_template_build(struct snappy_template *t, const uint8_t *raw, size_t 
 			  const struct sample_slot *slots, size_t n, size_t ts_len);
 /* Writes the slots' bytes of @raw (the same layout as when built) into the block. */
 void snappy_template_patch(struct snappy_template *t, const uint8_t *raw);
+/* Frees the runs, for a block patched another way; snappy_template_patch() then writes nothing. */
+void snappy_template_forget_runs(struct snappy_template *t);
 void snappy_template_free(struct snappy_template *t);
 
 #endif

@@ -92,10 +92,20 @@ static void serve(int fd)
 {
 	static char head[16384];
 	static const char reply[] = "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n";
+	/*
+	 * A remote write 2.0 sender falls back to 1.0 when the answer has no
+	 * X-Prometheus-Remote-Write-*-Written header (the spec's sign that 2.0
+	 * was understood): the sink says so, so that the sender's 2.0 cost is
+	 * what it measures. It keeps nothing, as for every request.
+	 */
+	static const char reply_v2[] = "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n"
+				       "X-Prometheus-Remote-Write-Samples-Written: 0\r\n\r\n";
 	size_t have = 0;
 
 	while (!stop) {
 		ssize_t hl = read_head(fd, head, sizeof(head), &have);
+		const char *answer = reply;
+		size_t answer_len = sizeof(reply) - 1;
 		long cl;
 		char *body;
 		size_t got;
@@ -117,10 +127,14 @@ static void serve(int fd)
 		}
 		if (header_is(head, "Content-Encoding:", "snappy"))
 			check_snappy(body, (size_t)cl);
+		if (header_is(head, "Content-Type:", "application/x-protobuf;proto=io.prometheus.write.v2.Request")) {
+			answer = reply_v2;
+			answer_len = sizeof(reply_v2) - 1;
+		}
 		free(body);
 		requests++;
 		bytes += (unsigned long long)cl;
-		if (write(fd, reply, sizeof(reply) - 1) != (ssize_t)sizeof(reply) - 1)
+		if (write(fd, answer, answer_len) != (ssize_t)answer_len)
 			return;
 	}
 }

@@ -248,6 +248,8 @@ missing_cgroups() {
 #                   a loopback receiver that keeps nothing (checks that
 #                   every snappy body decompresses), so that at 10,000
 #                   cgroups no database shares the guest's 2 vCPUs
+#   rw2sink, otlpsink  rw2 and otlp into http_sink.c the same way (it
+#                   answers 2.0 as a 2.0 receiver does, keeping nothing)
 #   rw1sinkalone    rw1sink with BatchSendDeadline 0: every interval its
 #                   own request (the default until 2026-12-03; by default
 #                   two intervals share one at 1,000 cgroups, Interval 1)
@@ -329,6 +331,9 @@ bench_collectd_run() {
 	rw1sink) format=sink ;;
 	rw1sinkalone) format=sink more="  BatchSendDeadline 0" ;;
 	rw1sinkbudget) format=sink budget='' ;; # MaxChildren and MaxCgroups at their defaults
+	rw2sink) format=sink more="  Format \"remote_write_v2\"" ;;
+	otlpsink) format=sink more="  Format \"otlp\"
+  Compression \"zstd\"" ;;
 	rw2) format=rw2 more="  Format \"remote_write_v2\"" ;;
 	otlp) format=otlp more="  Format \"otlp\"
   Compression \"zstd\"" ;;
