@@ -57,11 +57,34 @@ static int encode_one(const struct series_set *set, size_t from, size_t to, enum
 	return -EINVAL;
 }
 
+/* A remote write 1.0 + snappy request is encoded and compressed this many items at a time (a piece). */
+#define KEPT_PIECE_ITEMS 2048
+
+struct piece_ctx {
+	const struct series_set *set;
+	enum wire_format f;
+	struct payload_list *out;
+	uint64_t encode_ns;
+};
+
+static int encode_piece(void *arg, size_t a, size_t b, struct sample_slot *slots, const struct byte_buf **raw)
+{
+	struct piece_ctx *p = arg;
+	uint64_t cpu = thread_cpu_ns();
+	int err = encode_one(p->set, a, b, p->f, p->out->cache, &p->out->raw, slots);
+
+	p->encode_ns += thread_cpu_ns() - cpu;
+	*raw = &p->out->raw;
+	return err;
+}
+
 /*
- * Encodes items [from, to) of @set into @out->raw and keeps the request
- * (wire/request_patch.h) for the intervals after, as @out->kept's
- * request @at (appended when it is kept->nr; when it replaces one, of the
- * same items, the values that had room keep it).
+ * Encodes items [from, to) of @set and keeps the request (wire/request_patch.h)
+ * for the intervals after, as @out->kept's request @at (appended when it is
+ * kept->nr; when it replaces one, of the same items, the values that had
+ * room keep it). Remote write 1.0 + snappy goes piece by piece, so that
+ * @out->raw holds a piece, not the request; the rest, or a block that
+ * cannot be patched directly, whole in @out->raw.
  */
 static int encode_kept(const struct series_set *set, size_t from, size_t to, enum wire_format f,
 		       struct payload_list *out, size_t at)
@@ -76,6 +99,18 @@ static int encode_kept(const struct series_set *set, size_t from, size_t to, enu
 	for (size_t i = 0; i < to - from; i++)
 		slots[i].value_at = at < out->kept.nr && kept_request_has_room(&out->kept.req[at], i) ? 0
 											: SAMPLE_SLOT_NONE;
+	if (f == WIRE_REMOTE_WRITE && out->kept.compression == COMPRESSION_SNAPPY) {
+		struct piece_ctx ctx = { .set = set, .f = f, .out = out };
+
+		cpu = thread_cpu_ns();
+		err = kept_requests_put_pieces(&out->kept, at, from, to, KEPT_PIECE_ITEMS, slots, set->ts_ms,
+					       encode_piece, &ctx);
+		out->compress_cpu_ns += thread_cpu_ns() - cpu - ctx.encode_ns;
+		if (err != -EAGAIN) {
+			free(slots);
+			return err;
+		}
+	}
 	err = encode_one(set, from, to, f, out->cache, &out->raw, slots);
 	if (err) {
 		free(slots);

@@ -117,28 +117,27 @@ void kept_requests_clear(struct kept_requests *k)
 	memset(k, 0, sizeof(*k));
 }
 
-int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
-		      struct sample_slot *slots, int64_t ts_ms)
+/* Request @at of @k, appended when it is @k->nr (what it held is the caller's to replace); NULL without memory. */
+static struct kept_request *kept_slot(struct kept_requests *k, size_t at)
 {
-	struct kept_request *r;
-	int err;
-
 	if (at == k->nr && k->nr == k->cap) {
 		size_t cap = k->cap ? 2 * k->cap : 8;
 		void *p = realloc(k->req, cap * sizeof(*k->req));
 
-		if (!p) {
-			free(slots);
-			return -ENOMEM;
-		}
+		if (!p)
+			return NULL;
 		k->req = p;
 		k->cap = cap;
 	}
 	if (at == k->nr)
-		memset(&k->req[k->nr++], 0, sizeof(*r));
-	r = &k->req[at];
-	free(r->slots);
-	r->slots = slots;
+		memset(&k->req[k->nr++], 0, sizeof(k->req[0]));
+	return &k->req[at];
+}
+
+/* @r holds items [@from, @to) at @ts_ms, with room where @slots have values; no block yet. */
+static int kept_begin(struct kept_request *r, size_t from, size_t to, const struct sample_slot *slots,
+		      int64_t ts_ms)
+{
 	free(r->room);
 	r->room = room_bits(slots, to - from);
 	if (!r->room)
@@ -148,28 +147,94 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	r->ts_ms = ts_ms;
 	r->has_block = false;
 	r->direct = false;
+	return 0;
+}
+
+/* Whether @r's block, whose samples lie at @slots, can be patched directly; then only that is kept. */
+static bool keep_direct(struct kept_request *r, struct sample_slot *slots, size_t ts_len)
+{
+	r->slots = slots; /* map_runs() reads them */
+	r->direct = r->has_block && map_runs(r, ts_len);
+	r->slots = NULL;
+	if (!r->direct)
+		return false;
+	/* the block is all that is patched and sent: no protobuf, nor where samples lie in it */
+	byte_buf_free(&r->raw);
+	snappy_template_forget_runs(&r->block);
+	return true;
+}
+
+int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
+		      struct sample_slot *slots, int64_t ts_ms)
+{
+	size_t ts_len = pb_varint_size((uint64_t)ts_ms);
+	struct kept_request *r = kept_slot(k, at);
+	int err = r ? kept_begin(r, from, to, slots, ts_ms) : -ENOMEM;
+
+	if (err) {
+		free(slots);
+		return err;
+	}
+	free(r->slots);
+	r->slots = NULL;
 	r->raw_len = raw->len;
 	if (k->compression == COMPRESSION_SNAPPY && k->format != WIRE_OTLP) {
-		err = snappy_template_build(&r->block, raw->data, raw->len, slots, to - from,
-					    pb_varint_size((uint64_t)ts_ms));
-		if (err && err != -EAGAIN)
+		err = snappy_template_build(&r->block, raw->data, raw->len, slots, to - from, ts_len);
+		if (err && err != -EAGAIN) {
+			free(slots);
 			return err;
+		}
 		r->has_block = !err;
-		r->direct = r->has_block && map_runs(r, pb_varint_size((uint64_t)ts_ms));
+		if (keep_direct(r, slots, ts_len)) {
+			free(slots);
+			return 0;
+		}
 	}
-	if (r->direct) { /* the block is all that is patched and sent: no protobuf, nor where samples lie in it */
-		byte_buf_free(&r->raw);
-		free(r->slots);
-		r->slots = NULL;
-		snappy_template_forget_runs(&r->block);
-		return 0;
-	}
+	r->slots = slots;
 	err = byte_buf_reserve(&r->raw, raw->len ? raw->len : 1);
 	if (err)
 		return err;
 	memcpy(r->raw.data, raw->data, raw->len);
 	r->raw.len = raw->len;
 	return 0;
+}
+
+int kept_requests_put_pieces(struct kept_requests *k, size_t at, size_t from, size_t to, size_t piece,
+			     struct sample_slot *slots, int64_t ts_ms, kept_piece_fn enc, void *ctx)
+{
+	size_t ts_len = pb_varint_size((uint64_t)ts_ms);
+	struct kept_request *r = kept_slot(k, at);
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	snappy_template_begin(&r->block);
+	for (size_t a = from; a < to; a += piece) {
+		size_t b = to - a > piece ? a + piece : to, off = r->block.raw_len;
+		struct sample_slot *s = slots + (a - from);
+		const struct byte_buf *raw;
+
+		err = enc(ctx, a, b, s, &raw);
+		if (err)
+			return err;
+		snappy_template_add(&r->block, raw->data, raw->len, s, b - a, ts_len);
+		for (size_t i = 0; i < b - a; i++) { /* from the piece's start to the request's */
+			s[i].ts_at += (uint32_t)off;
+			if (s[i].value_at != SAMPLE_SLOT_NONE)
+				s[i].value_at += (uint32_t)off;
+		}
+	}
+	err = snappy_template_end(&r->block);
+	if (err && err != -EAGAIN)
+		return err;
+	err = kept_begin(r, from, to, slots, ts_ms);
+	if (err)
+		return err;
+	r->has_block = !r->block.err;
+	r->raw_len = r->block.raw_len;
+	free(r->slots);
+	r->slots = NULL;
+	return keep_direct(r, slots, ts_len) ? 0 : -EAGAIN;
 }
 
 static void put_le64(uint8_t *p, uint64_t v)

@@ -91,6 +91,24 @@ void kept_requests_clear(struct kept_requests *k);
 int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
 		      struct sample_slot *slots, int64_t ts_ms);
 /*
+ * Encodes items [@a, @b) of the request into a buffer, *@raw, and where each
+ * sample lies into @slots (from the buffer's start; as encoders.h, the
+ * value_at given says whether a value that is 0 is still written). 0 or a
+ * negative errno.
+ */
+typedef int (*kept_piece_fn)(void *ctx, size_t a, size_t b, struct sample_slot *slots, const struct byte_buf **raw);
+/*
+ * Keeps the request of items [@from, @to) as kept_requests_put() does for a
+ * remote write + snappy block, but encoded @piece items at a time by @enc
+ * and compressed piece by piece (snappy_template_begin()), so that no more
+ * than a piece of protobuf is in memory. 0 when kept to be patched
+ * directly; -EAGAIN when it cannot be (then keep it whole with
+ * kept_requests_put(), @slots as they are now); another negative errno
+ * on failure. @slots (to - from) stay the caller's.
+ */
+int kept_requests_put_pieces(struct kept_requests *k, size_t at, size_t from, size_t to, size_t piece,
+			     struct sample_slot *slots, int64_t ts_ms, kept_piece_fn enc, void *ctx);
+/*
  * Writes the values and the timestamp of @set's items [r->from, r->to) into
  * @r. False, with @r unchanged, when they do not fit its layout.
  */

@@ -8,18 +8,29 @@
 
 #include <snappy-c.h>
 
+#include "wire/pb_write.h"
+
 /* What each raw byte is: static, the j-th byte of a timestamp, a byte of a value. */
 #define CLASS_STATIC 0
 #define CLASS_TS 1 /* + j */
 #define CLASS_VALUE 255
 
-/* The block being written: elements appended to @t->z, literal bytes taken from @raw. */
+/* A varint of a length at most: the room a block keeps before its elements until it is complete. */
+#define LEN_ROOM 10
+/* Snappy compresses its input this many bytes at a time, each on its own. */
+#define SNAPPY_FRAGMENT 65536
+
+/*
+ * Writing elements to @t->z, literal bytes taken from @raw with their
+ * classes in @class, byte 0 of which is byte @raw_off of the block's raw
+ * bytes; the bytes rewrite() reads start at @base of @raw. The literal not
+ * written yet is @t's (it may go on in the next bytes compressed).
+ */
 struct writer {
 	struct snappy_template *t;
 	const uint8_t *raw;
 	const uint8_t *class;
-	size_t lit_from, lit_len; /* the literal not written yet */
-	size_t runs_cap;
+	size_t raw_off, base;
 	int err;
 };
 
@@ -35,17 +46,6 @@ static void put(struct writer *w, const void *p, size_t n)
 	z->len += n;
 }
 
-static void put_varint(struct writer *w, size_t v)
-{
-	uint8_t b[10];
-	size_t n = 0;
-
-	for (; v >= 0x80; v >>= 7)
-		b[n++] = (uint8_t)(v | 0x80);
-	b[n++] = (uint8_t)v;
-	put(w, b, n);
-}
-
 static void add_run(struct writer *w, uint32_t z_at, uint32_t raw_at)
 {
 	struct snappy_template *t = w->t;
@@ -57,8 +57,8 @@ static void add_run(struct writer *w, uint32_t z_at, uint32_t raw_at)
 		last->len++;
 		return;
 	}
-	if (t->nr_runs == w->runs_cap) {
-		size_t n = w->runs_cap ? 2 * w->runs_cap : 1024;
+	if (t->nr_runs == t->runs_cap) {
+		size_t n = t->runs_cap ? 2 * t->runs_cap : 1024;
 		void *p = realloc(t->runs, n * sizeof(*t->runs));
 
 		if (!p) {
@@ -66,7 +66,7 @@ static void add_run(struct writer *w, uint32_t z_at, uint32_t raw_at)
 			return;
 		}
 		t->runs = p;
-		w->runs_cap = n;
+		t->runs_cap = n;
 	}
 	t->runs[t->nr_runs++] = (struct snappy_run){ z_at, raw_at, 1 };
 }
@@ -74,7 +74,8 @@ static void add_run(struct writer *w, uint32_t z_at, uint32_t raw_at)
 /* Writes the pending literal; its bytes that change become runs. */
 static void flush_literal(struct writer *w)
 {
-	size_t n = w->lit_len, m = n - 1, z_at;
+	struct snappy_template *t = w->t;
+	size_t n = t->lit_len, m = n - 1, z_at;
 	uint8_t tag[5];
 	size_t nb = 0;
 
@@ -90,21 +91,23 @@ static void flush_literal(struct writer *w)
 			tag[nb++] = (uint8_t)(m >> (8 * i));
 	}
 	put(w, tag, nb);
-	z_at = w->t->z.len;
-	put(w, w->raw + w->lit_from, n);
+	z_at = t->z.len;
+	put(w, w->raw + t->lit_from, n);
 	for (size_t i = 0; i < n; i++)
-		if (w->class[w->lit_from + i] != CLASS_STATIC)
-			add_run(w, (uint32_t)(z_at + i), (uint32_t)(w->lit_from + i));
-	w->lit_len = 0;
+		if (w->class[t->lit_from + i] != CLASS_STATIC)
+			add_run(w, (uint32_t)(z_at + i), (uint32_t)(w->raw_off + t->lit_from + i));
+	t->lit_len = 0;
 }
 
 static void literal(struct writer *w, size_t from, size_t n)
 {
-	if (w->lit_len && w->lit_from + w->lit_len != from)
+	struct snappy_template *t = w->t;
+
+	if (t->lit_len && t->lit_from + t->lit_len != from)
 		flush_literal(w);
-	if (!w->lit_len)
-		w->lit_from = from;
-	w->lit_len += n;
+	if (!t->lit_len)
+		t->lit_from = from;
+	t->lit_len += n;
 }
 
 /* Raw bytes [pos, pos + n) as copies from @off bytes back. */
@@ -141,9 +144,10 @@ static size_t read_le(const uint8_t *p, size_t n)
 }
 
 /*
- * Writes the block @z (snappy's, of @len raw bytes) again into @w: the same
- * elements, except that a copy's bytes that are not copyable() become
- * literals. -EINVAL: not a block this reader knows (cannot be: snappy's).
+ * Writes the elements of block @z (snappy's, of the @len raw bytes from
+ * @w->base) again into @w: the same, except that a copy's bytes that are
+ * not copyable() become literals. Its last literal stays open. -EINVAL: not
+ * a block this reader knows (cannot be: snappy's).
  */
 static int rewrite(struct writer *w, const uint8_t *z, size_t zlen, size_t len)
 {
@@ -157,7 +161,6 @@ static int rewrite(struct writer *w, const uint8_t *z, size_t zlen, size_t len)
 	} while (z[q++] & 0x80);
 	if (total != len)
 		return -EINVAL;
-	put_varint(w, len);
 	while (q < zlen && !w->err) {
 		uint8_t tag = z[q++];
 		size_t l, off, need = (tag & 3) == 1 ? 1 : (tag & 3) == 2 ? 2 : (tag & 3) == 3 ? 4 : 0;
@@ -171,7 +174,7 @@ static int rewrite(struct writer *w, const uint8_t *z, size_t zlen, size_t len)
 			q += need + l;
 			if (pos + l > len || q > zlen)
 				return -EINVAL;
-			literal(w, pos, l);
+			literal(w, w->base + pos, l);
 			pos += l;
 			continue;
 		}
@@ -185,10 +188,10 @@ static int rewrite(struct writer *w, const uint8_t *z, size_t zlen, size_t len)
 		q += need;
 		if (!off || off > pos || pos + l > len)
 			return -EINVAL;
-		for (size_t b = pos, run = pos; b <= pos + l; b++) {
-			bool ok = b < pos + l && copyable(w->class, b, off);
+		for (size_t b = w->base + pos, run = b, end = b + l; b <= end; b++) {
+			bool ok = b < end && copyable(w->class, b, off);
 
-			if (b < pos + l && ok == copyable(w->class, run, off))
+			if (b < end && ok == copyable(w->class, run, off))
 				continue;
 			if (copyable(w->class, run, off))
 				copy(w, run, b - run, off);
@@ -198,22 +201,70 @@ static int rewrite(struct writer *w, const uint8_t *z, size_t zlen, size_t len)
 		}
 		pos += l;
 	}
-	flush_literal(w);
 	return w->err ? w->err : pos == len ? 0 : -EINVAL;
 }
 
-int snappy_template_build(struct snappy_template *t, const uint8_t *raw, size_t len,
-			  const struct sample_slot *slots, size_t n, size_t ts_len)
+void snappy_template_begin(struct snappy_template *t)
 {
-	size_t zmax = snappy_max_compressed_length(len);
-	uint8_t *class = calloc(len ? len : 1, 1), *z = malloc(zmax);
-	struct writer w = { .t = t, .raw = raw, .class = class, .runs_cap = t->nr_runs };
-	int err = -ENOMEM;
-
 	t->z.len = 0;
 	t->nr_runs = 0;
-	if (!class || !z)
-		goto free_tmp;
+	t->raw_len = t->done = 0;
+	t->pending.len = 0;
+	t->lit_len = 0;
+	t->err = byte_buf_reserve(&t->z, LEN_ROOM);
+	if (!t->err)
+		t->z.len = LEN_ROOM;
+}
+
+/*
+ * Compresses the @m pending bytes after the open literal's and appends
+ * their elements. @t->pending holds, from its start: the bytes of the
+ * literal not written yet (compressed already), then the bytes not
+ * compressed yet, with their classes in @t->pending_class.
+ */
+static int compress_pending(struct snappy_template *t, size_t m)
+{
+	size_t keep = t->lit_len, zmax = snappy_max_compressed_length(m), from;
+	uint8_t *z = malloc(zmax ? zmax : 1);
+	struct writer w = { .t = t, .raw = t->pending.data, .class = t->pending_class.data,
+			    .raw_off = t->done - keep, .base = keep };
+	int err;
+
+	if (!z)
+		return -ENOMEM;
+	t->lit_from = 0;
+	err = snappy_compress((const char *)t->pending.data + keep, m, (char *)z, &zmax) == SNAPPY_OK ? 0 : -EAGAIN;
+	if (!err)
+		err = rewrite(&w, z, zmax, m);
+	free(z);
+	if (err)
+		return err == -EINVAL ? -EAGAIN : err;
+	/* keep the literal still open and what is not compressed yet */
+	from = t->lit_len ? t->lit_from : keep + m;
+	t->pending.len -= from;
+	memmove(t->pending.data, t->pending.data + from, t->pending.len);
+	memmove(t->pending_class.data, t->pending_class.data + from, t->pending.len);
+	t->lit_from = 0;
+	t->done += m;
+	return 0;
+}
+
+void snappy_template_add(struct snappy_template *t, const uint8_t *raw, size_t len,
+			 const struct sample_slot *slots, size_t n, size_t ts_len)
+{
+	size_t at = t->pending.len, fresh;
+	uint8_t *class;
+
+	if (t->err)
+		return;
+	t->err = byte_buf_reserve(&t->pending, at + len);
+	if (!t->err)
+		t->err = byte_buf_reserve(&t->pending_class, at + len);
+	if (t->err)
+		return;
+	memcpy(t->pending.data + at, raw, len);
+	class = t->pending_class.data + at;
+	memset(class, CLASS_STATIC, len);
 	for (size_t i = 0; i < n; i++) {
 		memset(class + slots[i].ts_at, CLASS_TS, ts_len);
 		for (size_t j = 0; j < ts_len; j++)
@@ -221,15 +272,50 @@ int snappy_template_build(struct snappy_template *t, const uint8_t *raw, size_t 
 		if (slots[i].value_at != SAMPLE_SLOT_NONE)
 			memset(class + slots[i].value_at, CLASS_VALUE, 8);
 	}
-	err = snappy_compress((const char *)raw, len, (char *)z, &zmax) == SNAPPY_OK ? 0 : -EAGAIN;
-	if (!err)
-		err = rewrite(&w, z, zmax, len);
-	if (err == -EINVAL)
-		err = -EAGAIN;
-free_tmp:
-	free(z);
-	free(class);
-	return err;
+	t->pending.len = at + len;
+	t->raw_len += len;
+	/* whole fragments, where snappy would cut the whole: the same elements */
+	fresh = t->pending.len - t->lit_len;
+	if (fresh >= SNAPPY_FRAGMENT)
+		t->err = compress_pending(t, fresh / SNAPPY_FRAGMENT * SNAPPY_FRAGMENT);
+}
+
+int snappy_template_end(struct snappy_template *t)
+{
+	struct writer w = { .t = t };
+	uint8_t len[LEN_ROOM];
+	size_t k, shift;
+
+	if (!t->err && t->pending.len > t->lit_len)
+		t->err = compress_pending(t, t->pending.len - t->lit_len);
+	if (!t->err) { /* the last literal, all that @pending holds now */
+		w.raw = t->pending.data;
+		w.class = t->pending_class.data;
+		w.raw_off = t->done - t->lit_len;
+		flush_literal(&w);
+		t->err = w.err;
+	}
+	byte_buf_free(&t->pending); /* a piece's worth: not kept between requests */
+	byte_buf_free(&t->pending_class);
+	if (t->err)
+		return t->err;
+	/* the raw length before the elements, which move back over the rest of the room */
+	k = (size_t)(pb_varint(len, t->raw_len) - len);
+	shift = LEN_ROOM - k;
+	memcpy(t->z.data, len, k);
+	memmove(t->z.data + k, t->z.data + LEN_ROOM, t->z.len - LEN_ROOM);
+	t->z.len -= shift;
+	for (size_t i = 0; i < t->nr_runs; i++)
+		t->runs[i].z_at -= (uint32_t)shift;
+	return 0;
+}
+
+int snappy_template_build(struct snappy_template *t, const uint8_t *raw, size_t len,
+			  const struct sample_slot *slots, size_t n, size_t ts_len)
+{
+	snappy_template_begin(t);
+	snappy_template_add(t, raw, len, slots, n, ts_len);
+	return snappy_template_end(t);
 }
 
 void snappy_template_patch(struct snappy_template *t, const uint8_t *raw)
@@ -248,13 +334,13 @@ void snappy_template_forget_runs(struct snappy_template *t)
 {
 	free(t->runs);
 	t->runs = NULL;
-	t->nr_runs = 0;
+	t->nr_runs = t->runs_cap = 0;
 }
 
 void snappy_template_free(struct snappy_template *t)
 {
 	byte_buf_free(&t->z);
-	free(t->runs);
-	t->runs = NULL;
-	t->nr_runs = 0;
+	byte_buf_free(&t->pending);
+	byte_buf_free(&t->pending_class);
+	snappy_template_forget_runs(t);
 }

@@ -33,7 +33,13 @@ struct snappy_run {
 struct snappy_template {
 	struct byte_buf z; /* the block */
 	struct snappy_run *runs;
-	size_t nr_runs;
+	size_t nr_runs, runs_cap;
+	size_t raw_len; /* the raw bytes it holds */
+	/* while it is built in pieces: */
+	struct byte_buf pending, pending_class; /* bytes not written yet, and their classes */
+	size_t done;                /* raw bytes compressed */
+	size_t lit_from, lit_len;   /* the literal not written yet, in @pending */
+	int err;                    /* of the pieces added since begin */
 };
 
 /*
@@ -43,6 +49,18 @@ struct snappy_template {
  */
 int snappy_template_build(struct snappy_template *t, const uint8_t *raw, size_t len,
 			  const struct sample_slot *slots, size_t n, size_t ts_len);
+/*
+ * The same in pieces, so that no more than a piece of the raw bytes need be
+ * in memory at once: begin, then each piece in order (@slots relative to
+ * the piece, the runs' raw_at to the whole), then end, which returns what
+ * build() would, byte for byte: the bytes are compressed in snappy's own
+ * 64 KiB fragments (each on its own), and a literal goes on across them as
+ * in one call. Holds up to a fragment and a piece of raw bytes meanwhile.
+ */
+void snappy_template_begin(struct snappy_template *t);
+void snappy_template_add(struct snappy_template *t, const uint8_t *raw, size_t len,
+			 const struct sample_slot *slots, size_t n, size_t ts_len);
+int snappy_template_end(struct snappy_template *t);
 /* Writes the slots' bytes of @raw (the same layout as when built) into the block. */
 void snappy_template_patch(struct snappy_template *t, const uint8_t *raw);
 /* Frees the runs, for a block patched another way; snappy_template_patch() then writes nothing. */

@@ -984,6 +984,38 @@ static void test_steady_requests_patched(void **state)
 }
 
 /*
+ * The same for requests larger than a piece (remote write 1.0 + snappy is
+ * encoded and compressed 2,048 items at a time, wire/batch_encode.c): 2,000
+ * cgroups, 5,000 samples a request, so requests of three pieces and of
+ * one; every block patched directly and holding a fresh list's messages,
+ * through a value turning 0 and back and the timestamp's varint growing.
+ */
+static void test_steady_requests_in_pieces(void **state)
+{
+	struct batch_limits lim = { .max_samples = 5000, .max_bytes = 1 << 24 };
+	struct stale_tracker *st = stale_tracker_new();
+	struct payload_list kept = { 0 };
+	struct series_set set;
+
+	series_set_init(&set);
+	for (int round = 0; round < 6; round++) {
+		build_steady_round(&set, st, round, 2000);
+		payload_list_clear(&kept);
+		assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE, COMPRESSION_SNAPPY, &lim, &kept), 0);
+		assert_int_equal(kept.n, 2);
+		assert_true(kept.kept.req[0].to - kept.kept.req[0].from == 5000);
+		check_same_messages(&set, WIRE_REMOTE_WRITE, &lim, &kept, true);
+		for (size_t i = 0; i < kept.kept.nr; i++)
+			assert_true(kept.kept.req[i].direct);
+		/* no more than a piece of protobuf was in memory at once */
+		assert_true(kept.raw.cap < kept.p[0].raw_len / 2);
+	}
+	payload_list_free(&kept);
+	series_set_free(&set);
+	stale_tracker_free(st);
+}
+
+/*
  * A value that stops being 0 (round 2) where a kept request left it out,
  * in requests that start and end inside the words of the set's nonzero
  * bits: those requests are encoded again (9 bytes more each), the others
@@ -1332,6 +1364,7 @@ int main(void)
 		cmocka_unit_test(test_v2_strings_bounded_under_churn),
 		cmocka_unit_test(test_compression_rules),
 		cmocka_unit_test(test_steady_requests_patched),
+		cmocka_unit_test(test_steady_requests_in_pieces),
 		cmocka_unit_test(test_steady_value_needs_room),
 		cmocka_unit_test(test_intervals_joined_from_kept),
 		cmocka_unit_test(test_no_sample_twice_under_churn),

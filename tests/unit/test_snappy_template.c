@@ -101,10 +101,62 @@ static void test_patched_blocks_decompress_to_the_raw_bytes(void **state)
 	}
 }
 
+/*
+ * The same block built in pieces (snappy_template_begin/add/end), cut at
+ * record boundaries into pieces of a few records to thousands: the block
+ * snappy_template_build() makes of the whole, byte for byte, patched from
+ * the whole raw bytes.
+ */
+static void test_blocks_built_in_pieces(void **state)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		size_t n = 50 + (size_t)(seed * 997 % 9000), len, piece = 1 + (size_t)(seed * 7919 % 3000);
+		struct sample_slot *slots = malloc(n * sizeof(*slots)), *rel = malloc(n * sizeof(*rel));
+		uint64_t s = seed * 0x9e3779b97f4a7c15ULL;
+		uint8_t *raw = make_raw(n, &len, slots, &s);
+		struct snappy_template t = { 0 }, whole = { 0 };
+
+		write_samples(raw, slots, n, &s, 0);
+		snappy_template_begin(&t);
+		for (size_t a = 0; a < n; a += piece) {
+			size_t b = n - a > piece ? a + piece : n;
+			/* a record ends with its 6-byte timestamp: the piece is records a .. b - 1 */
+			size_t from = a ? slots[a - 1].ts_at + 6 : 0, to = slots[b - 1].ts_at + 6;
+
+			for (size_t i = a; i < b; i++) {
+				rel[i].ts_at = slots[i].ts_at - (uint32_t)from;
+				rel[i].value_at = slots[i].value_at == SAMPLE_SLOT_NONE ? SAMPLE_SLOT_NONE
+											 : slots[i].value_at - (uint32_t)from;
+			}
+			snappy_template_add(&t, raw + from, to - from, rel + a, b - a, 6);
+		}
+		assert_int_equal(snappy_template_end(&t), 0);
+		assert_int_equal(t.raw_len, len);
+		assert_block_holds(&t, raw, len);
+		/* byte for byte the block of the whole, runs and all */
+		assert_int_equal(snappy_template_build(&whole, raw, len, slots, n, 6), 0);
+		assert_int_equal(t.z.len, whole.z.len);
+		assert_memory_equal(t.z.data, whole.z.data, t.z.len);
+		assert_int_equal(t.nr_runs, whole.nr_runs);
+		assert_memory_equal(t.runs, whole.runs, t.nr_runs * sizeof(*t.runs));
+		snappy_template_free(&whole);
+		for (int round = 1; round < 5; round++) {
+			write_samples(raw, slots, n, &s, round);
+			snappy_template_patch(&t, raw);
+			assert_block_holds(&t, raw, len);
+		}
+		snappy_template_free(&t);
+		free(raw);
+		free(rel);
+		free(slots);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_patched_blocks_decompress_to_the_raw_bytes),
+		cmocka_unit_test(test_blocks_built_in_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
