@@ -444,12 +444,19 @@ static int encode_fresh(const struct series_set *const *sets, size_t nr_sets, en
 int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
 		      enum compression c, const struct batch_limits *lim, struct payload_list *out)
 {
+	int err;
+
 	if (!out->cache && !(out->cache = label_cache_new()))
 		return -ENOMEM;
 	c = compression_effective(f, c);
 	if (nr_sets == 1 && kept_fits(&out->kept, sets[0], f, c, lim))
-		return encode_patched(sets[0], f, c, out);
-	return encode_fresh(sets, nr_sets, f, c, lim, out);
+		err = encode_patched(sets[0], f, c, out);
+	else
+		err = encode_fresh(sets, nr_sets, f, c, lim, out);
+	/* the kept requests are what the next interval needs: no spare protobuf beside them */
+	if (out->kept.nr)
+		byte_buf_free(&out->raw);
+	return err;
 }
 
 int batch_encode(const struct series_set *set, enum wire_format f, enum compression c,

@@ -52,7 +52,7 @@ struct payload_list {
 	 */
 	struct byte_buf *bodies;
 	size_t nr_bodies;
-	struct byte_buf raw; /* protobuf before compression, reused by every request */
+	struct byte_buf raw; /* protobuf before compression, reused by every request; freed after a call that keeps requests */
 	struct byte_buf joined; /* a request of several intervals, joined from raw */
 	struct joined join;     /* what batch_join() has gathered in @joined */
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */

@@ -8,9 +8,10 @@
  * no knowledge of cgroups or options: other labels are another series.
  *
  * An encoder may keep a cgroup's bytes once for all its series instead
- * (@per_cgroup): the labels of the cgroup's run but __name__, keyed by the
- * run's key (series_set.cgroup_keys). The blob then says where __name__
- * goes (@name_at), and the encoder writes it there for each series; an
+ * (@per_cgroup; all three do): the labels of the cgroup's run but
+ * __name__, keyed by the run's key (series_set.cgroup_keys). The blob then
+ * says where __name__ goes (@name_at), and the encoder writes it there for
+ * each series (remote write 2.0: the ids of "__name__" and of the name); an
  * item with a run of its own is kept whole, as before.
  *
  * What is kept, per format (see each encoder):

@@ -37,17 +37,15 @@
 
 /*
  * The global ids of a new series' label names and values, kept by the
- * label cache per series (@cgroup is never set: not per cgroup).
+ * label cache; of a new cgroup with @cgroup: all but __name__'s, and in
+ * *@name_at the bytes of those before its place.
  */
 static int encode_label_ids(struct label_cache *c, const struct series_set *set, const struct series_item *it,
 			    bool cgroup, struct byte_buf *out, uint32_t *name_at)
 {
 	struct symbol_dict *d = label_cache_symbols(c);
-	uint32_t *ids;
+	uint32_t *ids, n = 0;
 	int err = byte_buf_reserve(out, out->len + 2 * it->nr_labels * sizeof(uint32_t));
-
-	(void)cgroup;
-	(void)name_at;
 
 	if (err)
 		return err;
@@ -56,13 +54,47 @@ static int encode_label_ids(struct label_cache *c, const struct series_set *set,
 		struct label_pair l;
 		struct label_len len;
 
+		if (cgroup && j == it->name_at) {
+			*name_at = n * (uint32_t)sizeof(uint32_t);
+			continue;
+		}
 		series_item_label(set, it, j, &l, &len);
-		err = symbol_dict_intern(d, l.name, len.name, &ids[2 * j]);
+		err = symbol_dict_intern(d, l.name, len.name, &ids[n]);
 		if (!err)
-			err = symbol_dict_intern(d, l.value, len.value, &ids[2 * j + 1]);
+			err = symbol_dict_intern(d, l.value, len.value, &ids[n + 1]);
+		n += 2;
 	}
-	out->len += 2 * it->nr_labels * sizeof(uint32_t);
+	out->len += n * sizeof(uint32_t);
 	return err;
+}
+
+/*
+ * The global ids of @it's labels, from its blob @b (with its own __name__
+ * where @b is its cgroup's), into @ids (2 per label). @name_id caches the
+ * id of the last name (a set's items come stat by stat).
+ */
+static int label_ids(struct symbol_dict *d, const struct series_item *it, const struct label_blob *b,
+		     uint32_t name_key_id, const char **last_name, uint32_t *name_id, uint32_t *ids)
+{
+	const uint32_t *kept = (const uint32_t *)b->data;
+	size_t before = b->name_at / sizeof(uint32_t);
+	int err;
+
+	if (b->name_at == LABEL_BLOB_WHOLE) {
+		memcpy(ids, kept, 2 * it->nr_labels * sizeof(*ids));
+		return 0;
+	}
+	if (it->name != *last_name) {
+		err = symbol_dict_intern(d, it->name, it->name_len, name_id);
+		if (err)
+			return err;
+		*last_name = it->name;
+	}
+	memcpy(ids, kept, before * sizeof(*ids));
+	ids[before] = name_key_id;
+	ids[before + 1] = *name_id;
+	memcpy(ids + before + 2, kept + before, b->len - before * sizeof(*ids));
+	return 0;
 }
 
 static size_t metadata_size(uint32_t unit_ref)
@@ -94,7 +126,8 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	struct symbol_dict *d = label_cache_symbols(c);
 	size_t n = to - from, nl = 0, ri = 0, total = 0;
 	uint32_t *refs = NULL, *unit = NULL, *refs_bytes = NULL, empty_id, bytes_id, bytes_ref = 0;
-	uint32_t seconds_id, seconds_ref = 0;
+	uint32_t seconds_id, seconds_ref = 0, name_key_id, name_id = 0, *ids = NULL;
+	const char *last_name = NULL;
 	struct label_blob *b = NULL;
 	uint8_t *p;
 	int err = -ENOMEM;
@@ -105,9 +138,12 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	unit = malloc((n ? n : 1) * sizeof(*unit));
 	refs_bytes = malloc((n ? n : 1) * sizeof(*refs_bytes));
 	b = malloc((n ? n : 1) * sizeof(*b));
-	if (!refs || !unit || !refs_bytes || !b)
+	ids = malloc(2 * SERIES_ITEM_MAX_LABELS * sizeof(*ids));
+	if (!refs || !unit || !refs_bytes || !b || !ids)
 		goto free_arrays;
-	err = label_cache_get(c, WIRE_REMOTE_WRITE_V2, set, from, to, encode_label_ids, false, b);
+	err = label_cache_get(c, WIRE_REMOTE_WRITE_V2, set, from, to, encode_label_ids, true, b);
+	if (!err)
+		err = symbol_dict_intern(d, "__name__", 8, &name_key_id);
 	if (!err)
 		err = symbol_dict_intern(d, "", 0, &empty_id);
 	if (!err)
@@ -122,9 +158,11 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	/* first pass: the request's symbols in order of first use, refs, sizes */
 	for (size_t k = 0; k < n; k++) {
 		const struct series_item *it = &set->items[from + k];
-		const uint32_t *ids = (const uint32_t *)b[k].data;
 		size_t first = ri;
 
+		err = label_ids(d, it, &b[k], name_key_id, &last_name, &name_id, ids);
+		if (err)
+			goto free_arrays;
 		for (uint32_t j = 0; j < 2 * it->nr_labels; j++)
 			refs[ri++] = symbol_dict_ref(d, ids[j]);
 		unit[k] = 0;
@@ -172,6 +210,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	raw->len = (size_t)(p - raw->data);
 	err = raw->len == total ? 0 : -EFAULT;
 free_arrays:
+	free(ids);
 	free(b);
 	free(refs_bytes);
 	free(unit);

@@ -164,12 +164,13 @@ static bool keep_direct(struct kept_request *r, struct sample_slot *slots, size_
 	return true;
 }
 
-int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
+int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, struct byte_buf *raw,
 		      struct sample_slot *slots, int64_t ts_ms)
 {
 	size_t ts_len = pb_varint_size((uint64_t)ts_ms);
 	struct kept_request *r = kept_slot(k, at);
 	int err = r ? kept_begin(r, from, to, slots, ts_ms) : -ENOMEM;
+	struct byte_buf swap;
 
 	if (err) {
 		free(slots);
@@ -190,12 +191,12 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 			return 0;
 		}
 	}
+	/* the request takes the protobuf as it lies; @raw gets the request's old buffer */
 	r->slots = slots;
-	err = byte_buf_reserve(&r->raw, raw->len ? raw->len : 1);
-	if (err)
-		return err;
-	memcpy(r->raw.data, raw->data, raw->len);
-	r->raw.len = raw->len;
+	swap = r->raw;
+	r->raw = *raw;
+	*raw = swap;
+	raw->len = 0;
 	return 0;
 }
 

@@ -83,12 +83,13 @@ struct kept_requests {
 /* Drops every request; @k is empty (shape 0) after. */
 void kept_requests_clear(struct kept_requests *k);
 /*
- * Keeps a copy of @raw for items [@from, @to) of a set at @ts_ms, as
+ * Keeps the protobuf @raw for items [@from, @to) of a set at @ts_ms, as
  * request @at (appended when it is @k->nr); takes @slots. For remote write
- * with snappy, keeps its compressed block as well (wire/snappy_template.h)
- * where one can be found. 0 or -ENOMEM.
+ * with snappy, keeps its compressed block instead where one can be patched
+ * directly (wire/snappy_template.h). The request takes @raw's buffer as it
+ * lies, and @raw gets the one it held before (empty). 0 or -ENOMEM.
  */
-int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, const struct byte_buf *raw,
+int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to, struct byte_buf *raw,
 		      struct sample_slot *slots, int64_t ts_ms);
 /*
  * Encodes items [@a, @b) of the request into a buffer, *@raw, and where each

@@ -702,11 +702,11 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /*
- * What the label cache should hold after encoding @sets in @f: an entry per
- * series, but remote write 1.0 and OTLP keep one per cgroup for the items
- * that share its labels.
+ * What the label cache should hold after encoding @sets in any format: an
+ * entry per cgroup for the items that share its labels, per series for the
+ * others.
  */
-static size_t cache_entries(const struct series_set *const *sets, size_t nr, enum wire_format f)
+static size_t cache_entries(const struct series_set *const *sets, size_t nr)
 {
 	struct series_key *keys = NULL;
 	size_t n = 0, distinct = 0;
@@ -716,9 +716,7 @@ static size_t cache_entries(const struct series_set *const *sets, size_t nr, enu
 		assert_non_null(keys);
 		for (size_t i = 0; i < sets[s]->nr_items; i++) {
 			const struct series_item *it = &sets[s]->items[i];
-			bool cgroup = f != WIRE_REMOTE_WRITE_V2 && it->cgroup_run != SERIES_OWN_RUN;
-
-			keys[n++] = cgroup ? sets[s]->cgroup_keys[it->cgroup_run] : it->key;
+			keys[n++] = it->cgroup_run != SERIES_OWN_RUN ? sets[s]->cgroup_keys[it->cgroup_run] : it->key;
 		}
 	}
 	qsort(keys, n, sizeof(*keys), cmp_key);
@@ -756,10 +754,8 @@ static void test_kept_labels_across_intervals(void **state)
 			/* the series (or cgroups) of this call, no more: stale, self and new ones included */
 			for (size_t s = 0; s < nr; s++)
 				items += set[s].nr_items;
-			assert_int_equal(label_cache_size(kept.cache, (enum wire_format)f),
-					 cache_entries(sets, nr, (enum wire_format)f));
-			if (f != WIRE_REMOTE_WRITE_V2 || nr == 2)
-				assert_true(label_cache_size(kept.cache, (enum wire_format)f) < items);
+			assert_int_equal(label_cache_size(kept.cache, (enum wire_format)f), cache_entries(sets, nr));
+			assert_true(label_cache_size(kept.cache, (enum wire_format)f) < items);
 			if (round == 2)
 				assert_true(set[0].nr_stale > 0);
 			payload_list_free(&fresh);
@@ -816,12 +812,12 @@ static void test_kept_labels_follow_the_format(void **state)
 	series_set_init(&set);
 	build_round(&set, st, 0, 0, 10);
 	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE_V2, COMPRESSION_NONE, &lim, &pl), 0);
-	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE_V2), set.nr_items);
+	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE_V2), cache_entries(sets, 1));
 	payload_list_clear(&pl);
 	/* the fallback to 1.0 */
 	assert_int_equal(batch_encode(&set, WIRE_REMOTE_WRITE, COMPRESSION_NONE, &lim, &pl), 0);
 	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE_V2), 0);
-	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE), cache_entries(sets, 1, WIRE_REMOTE_WRITE));
+	assert_int_equal(label_cache_size(pl.cache, WIRE_REMOTE_WRITE), cache_entries(sets, 1));
 	assert_true(label_cache_size(pl.cache, WIRE_REMOTE_WRITE) < set.nr_items); /* per cgroup */
 	check_repacks(WIRE_REMOTE_WRITE, &pl);
 	payload_list_free(&pl);
