@@ -216,6 +216,35 @@ void snappy_template_begin(struct snappy_template *t)
 		t->z.len = LEN_ROOM;
 }
 
+/* Compresses @m bytes @in (whole fragments, or the last) and writes their elements through @w. */
+static int write_compressed(struct writer *w, const uint8_t *in, size_t m)
+{
+	size_t zmax = snappy_max_compressed_length(m);
+	uint8_t *z = malloc(zmax ? zmax : 1);
+	int err;
+
+	if (!z)
+		return -ENOMEM;
+	err = snappy_compress((const char *)in, m, (char *)z, &zmax) == SNAPPY_OK ? 0 : -EAGAIN;
+	if (!err)
+		err = rewrite(w, z, zmax, m);
+	free(z);
+	return err == -EINVAL ? -EAGAIN : err;
+}
+
+/* The classes of a piece's bytes, from where its @n samples lie. */
+static void mark_classes(uint8_t *class, size_t len, const struct sample_slot *slots, size_t n, size_t ts_len)
+{
+	memset(class, CLASS_STATIC, len);
+	for (size_t i = 0; i < n; i++) {
+		memset(class + slots[i].ts_at, CLASS_TS, ts_len);
+		for (size_t j = 0; j < ts_len; j++)
+			class[slots[i].ts_at + j] += (uint8_t)j;
+		if (slots[i].value_at != SAMPLE_SLOT_NONE)
+			memset(class + slots[i].value_at, CLASS_VALUE, 8);
+	}
+}
+
 /*
  * Compresses the @m pending bytes after the open literal's and appends
  * their elements. @t->pending holds, from its start: the bytes of the
@@ -224,21 +253,15 @@ void snappy_template_begin(struct snappy_template *t)
  */
 static int compress_pending(struct snappy_template *t, size_t m)
 {
-	size_t keep = t->lit_len, zmax = snappy_max_compressed_length(m), from;
-	uint8_t *z = malloc(zmax ? zmax : 1);
+	size_t keep = t->lit_len, from;
 	struct writer w = { .t = t, .raw = t->pending.data, .class = t->pending_class.data,
 			    .raw_off = t->done - keep, .base = keep };
 	int err;
 
-	if (!z)
-		return -ENOMEM;
 	t->lit_from = 0;
-	err = snappy_compress((const char *)t->pending.data + keep, m, (char *)z, &zmax) == SNAPPY_OK ? 0 : -EAGAIN;
-	if (!err)
-		err = rewrite(&w, z, zmax, m);
-	free(z);
+	err = write_compressed(&w, t->pending.data + keep, m);
 	if (err)
-		return err == -EINVAL ? -EAGAIN : err;
+		return err;
 	/* keep the literal still open and what is not compressed yet */
 	from = t->lit_len ? t->lit_from : keep + m;
 	t->pending.len -= from;
@@ -253,7 +276,6 @@ void snappy_template_add(struct snappy_template *t, const uint8_t *raw, size_t l
 			 const struct sample_slot *slots, size_t n, size_t ts_len)
 {
 	size_t at = t->pending.len, fresh;
-	uint8_t *class;
 
 	if (t->err)
 		return;
@@ -263,15 +285,7 @@ void snappy_template_add(struct snappy_template *t, const uint8_t *raw, size_t l
 	if (t->err)
 		return;
 	memcpy(t->pending.data + at, raw, len);
-	class = t->pending_class.data + at;
-	memset(class, CLASS_STATIC, len);
-	for (size_t i = 0; i < n; i++) {
-		memset(class + slots[i].ts_at, CLASS_TS, ts_len);
-		for (size_t j = 0; j < ts_len; j++)
-			class[slots[i].ts_at + j] += (uint8_t)j;
-		if (slots[i].value_at != SAMPLE_SLOT_NONE)
-			memset(class + slots[i].value_at, CLASS_VALUE, 8);
-	}
+	mark_classes(t->pending_class.data + at, len, slots, n, ts_len);
 	t->pending.len = at + len;
 	t->raw_len += len;
 	/* whole fragments, where snappy would cut the whole: the same elements */
@@ -313,8 +327,23 @@ int snappy_template_end(struct snappy_template *t)
 int snappy_template_build(struct snappy_template *t, const uint8_t *raw, size_t len,
 			  const struct sample_slot *slots, size_t n, size_t ts_len)
 {
+	uint8_t *class = malloc(len ? len : 1);
+	struct writer w = { .t = t, .raw = raw, .class = class };
+
+	/* all at once, from where @raw lies: no copy of it, as a piece would take */
 	snappy_template_begin(t);
-	snappy_template_add(t, raw, len, slots, n, ts_len);
+	if (!class && !t->err)
+		t->err = -ENOMEM;
+	if (!t->err) {
+		mark_classes(class, len, slots, n, ts_len);
+		t->err = write_compressed(&w, raw, len);
+	}
+	if (!t->err) {
+		flush_literal(&w);
+		t->err = w.err;
+		t->raw_len = t->done = len;
+	}
+	free(class);
 	return snappy_template_end(t);
 }
 
