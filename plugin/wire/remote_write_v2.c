@@ -126,7 +126,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	struct symbol_dict *d = label_cache_symbols(c);
 	size_t n = to - from, nl = 0, ri = 0, total = 0;
 	uint32_t *refs = NULL, *unit = NULL, *refs_bytes = NULL, empty_id, bytes_id, bytes_ref = 0;
-	uint32_t seconds_id, seconds_ref = 0, name_key_id, name_id = 0, *ids = NULL;
+	uint32_t seconds_id, seconds_ref = 0, name_key_id, name_id = 0, ids[2 * SERIES_ITEM_MAX_LABELS];
 	const char *last_name = NULL;
 	struct label_blob *b = NULL;
 	uint8_t *p;
@@ -138,8 +138,7 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	unit = malloc((n ? n : 1) * sizeof(*unit));
 	refs_bytes = malloc((n ? n : 1) * sizeof(*refs_bytes));
 	b = malloc((n ? n : 1) * sizeof(*b));
-	ids = malloc(2 * SERIES_ITEM_MAX_LABELS * sizeof(*ids));
-	if (!refs || !unit || !refs_bytes || !b || !ids)
+	if (!refs || !unit || !refs_bytes || !b)
 		goto free_arrays;
 	err = label_cache_get(c, WIRE_REMOTE_WRITE_V2, set, from, to, encode_label_ids, true, b);
 	if (!err)
@@ -210,7 +209,6 @@ int remote_write_v2_encode(const struct series_set *set, size_t from, size_t to,
 	raw->len = (size_t)(p - raw->data);
 	err = raw->len == total ? 0 : -EFAULT;
 free_arrays:
-	free(ids);
 	free(b);
 	free(refs_bytes);
 	free(unit);

@@ -47,25 +47,25 @@ static bool map_runs(struct kept_request *r, size_t ts_len)
 			if (run->raw_at < end)
 				break;
 		}
-		if (s == n)
-			break;
+		if (s == n) {
+			free(patch);
+			return false;
+		}
 		at[RUN_VALUE] = r->slots[s].value_at;
 		at[RUN_TS] = r->slots[s].ts_at;
 		for (f = 0; f < 2; f++)
 			if (at[f] != SAMPLE_SLOT_NONE && run->raw_at >= at[f] && run->raw_at + run->len <= at[f] + len[f])
 				break;
-		if (f == 2)
-			break;
+		if (f == 2) {
+			free(patch);
+			return false;
+		}
 		patch[i] = (struct block_patch){ run->z_at, (uint32_t)s, (uint8_t)run->len, (uint8_t)f,
 						 (uint8_t)(run->raw_at - at[f]) };
-		if (i + 1 == t->nr_runs) {
-			r->patch = patch;
-			r->nr_patch = t->nr_runs;
-			return true;
-		}
 	}
-	free(patch);
-	return !t->nr_runs;
+	r->patch = patch;
+	r->nr_patch = t->nr_runs;
+	return true;
 }
 
 /* The bits of which slots have room for a value; NULL without memory. */
@@ -205,7 +205,7 @@ int kept_requests_put_pieces(struct kept_requests *k, size_t at, size_t from, si
 {
 	size_t ts_len = pb_varint_size((uint64_t)ts_ms);
 	struct kept_request *r = kept_slot(k, at);
-	int err;
+	int err, built;
 
 	if (!r)
 		return -ENOMEM;
@@ -225,13 +225,13 @@ int kept_requests_put_pieces(struct kept_requests *k, size_t at, size_t from, si
 				s[i].value_at += (uint32_t)off;
 		}
 	}
-	err = snappy_template_end(&r->block);
-	if (err && err != -EAGAIN)
-		return err;
+	built = snappy_template_end(&r->block);
+	if (built && built != -EAGAIN)
+		return built;
 	err = kept_begin(r, from, to, slots, ts_ms);
 	if (err)
 		return err;
-	r->has_block = !r->block.err;
+	r->has_block = !built;
 	r->raw_len = r->block.raw_len;
 	free(r->slots);
 	r->slots = NULL;

@@ -258,7 +258,7 @@ static int compress_pending(struct snappy_template *t, size_t m)
 			    .raw_off = t->done - keep, .base = keep };
 	int err;
 
-	t->lit_from = 0;
+	/* the open literal, if any, starts at 0: the last call left it there */
 	err = write_compressed(&w, t->pending.data + keep, m);
 	if (err)
 		return err;

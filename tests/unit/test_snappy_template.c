@@ -78,6 +78,17 @@ static void assert_block_holds(const struct snappy_template *t, const uint8_t *r
 	free(out);
 }
 
+/* Rounds of new samples written into @raw and patched into @t: the block must hold @raw after each. */
+static void assert_patches_hold(struct snappy_template *t, uint8_t *raw, size_t len, const struct sample_slot *slots,
+				size_t n, uint64_t *seed)
+{
+	for (int round = 1; round < 5; round++) {
+		write_samples(raw, slots, n, seed, round);
+		snappy_template_patch(t, raw);
+		assert_block_holds(t, raw, len);
+	}
+}
+
 static void test_patched_blocks_decompress_to_the_raw_bytes(void **state)
 {
 	for (uint64_t seed = 1; seed <= 40; seed++) {
@@ -90,11 +101,7 @@ static void test_patched_blocks_decompress_to_the_raw_bytes(void **state)
 		write_samples(raw, slots, n, &s, 0);
 		assert_int_equal(snappy_template_build(&t, raw, len, slots, n, 6), 0);
 		assert_block_holds(&t, raw, len);
-		for (int round = 1; round < 5; round++) {
-			write_samples(raw, slots, n, &s, round);
-			snappy_template_patch(&t, raw);
-			assert_block_holds(&t, raw, len);
-		}
+		assert_patches_hold(&t, raw, len, slots, n, &s);
 		snappy_template_free(&t);
 		free(raw);
 		free(slots);
@@ -140,11 +147,7 @@ static void test_blocks_built_in_pieces(void **state)
 		assert_int_equal(t.nr_runs, whole.nr_runs);
 		assert_memory_equal(t.runs, whole.runs, t.nr_runs * sizeof(*t.runs));
 		snappy_template_free(&whole);
-		for (int round = 1; round < 5; round++) {
-			write_samples(raw, slots, n, &s, round);
-			snappy_template_patch(&t, raw);
-			assert_block_holds(&t, raw, len);
-		}
+		assert_patches_hold(&t, raw, len, slots, n, &s);
 		snappy_template_free(&t);
 		free(raw);
 		free(rel);
