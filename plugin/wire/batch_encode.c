@@ -52,7 +52,7 @@ static int encode_one(const struct series_set *set, size_t from, size_t to, enum
 	case WIRE_REMOTE_WRITE_V2:
 		return remote_write_v2_encode(set, from, to, c, raw, slots);
 	case WIRE_OTLP:
-		return otlp_encode(set, from, to, c, raw, slots);
+		break; /* streamed: otlp_request() */
 	}
 	return -EINVAL;
 }
@@ -191,6 +191,81 @@ static int kept_payload(struct kept_request *r, enum wire_format f, enum compres
 }
 
 /*
+ * OTLP: each request encoded anew every interval and compressed as it is
+ * encoded (wire/compress.h's stream), into the body of the payload to
+ * come, @out->n: nothing of it is kept, and only a piece of its protobuf
+ * is in memory at a time.
+ */
+struct otlp_stream {
+	struct payload_list *out;
+	enum compression c;
+	/* a request of its own: its ranges (the size is pledged for one) */
+	size_t nr_ranges;
+	bool begun;
+	size_t raw_len;
+	/* a joined request: the limits, and the samples of the range that starts */
+	const struct batch_limits *lim;
+	size_t samples;
+};
+
+static int stream_begin(struct payload_list *out, enum compression c, size_t total)
+{
+	struct byte_buf *z = body_buf(out, out->n);
+
+	return z ? compress_stream_begin(&out->compressor, c, total, z) : -ENOMEM;
+}
+
+static int stream_put(void *ctx, const uint8_t *data, size_t len)
+{
+	struct otlp_stream *s = ctx;
+	uint64_t cpu = thread_cpu_ns();
+	int err = compress_stream_add(&s->out->compressor, data, len, &s->out->bodies[s->out->n]);
+
+	s->out->compress_cpu_ns += thread_cpu_ns() - cpu;
+	return err;
+}
+
+/* Ends the stream under way as payload @out->n. */
+static int stream_end(struct payload_list *out, enum compression c, size_t nr_samples, size_t raw_len)
+{
+	struct byte_buf *z = &out->bodies[out->n];
+	uint64_t cpu = thread_cpu_ns();
+	int err = compress_stream_end(&out->compressor, z);
+	struct payload p = { .format = WIRE_OTLP, .compression = c, .nr_samples = nr_samples, .raw_len = raw_len,
+			     .body = z->data, .len = z->len };
+
+	out->compress_cpu_ns += thread_cpu_ns() - cpu;
+	return err ? err : push_payload(out, &p);
+}
+
+static int request_start(void *ctx, size_t total)
+{
+	struct otlp_stream *s = ctx;
+	int err = 0;
+
+	if (!s->begun)
+		err = stream_begin(s->out, s->c, s->nr_ranges == 1 ? total : COMPRESS_TOTAL_UNKNOWN);
+	s->begun = true;
+	s->raw_len += total;
+	return err;
+}
+
+/* One OTLP request of @n ranges, streamed into a payload of @out. */
+static int otlp_request(const struct range *r, size_t n, enum compression c, struct payload_list *out)
+{
+	struct otlp_stream s = { .out = out, .c = c, .nr_ranges = n };
+	const struct piece_sink sink = { request_start, stream_put, &s };
+	size_t nr_samples = 0;
+	int err = 0;
+
+	for (size_t k = 0; k < n && !err; k++) {
+		err = otlp_encode(r[k].set, r[k].from, r[k].to, out->cache, &out->otlp, &sink);
+		nr_samples += r[k].to - r[k].from;
+	}
+	return err ? err : stream_end(out, c, nr_samples, s.raw_len);
+}
+
+/*
  * Encodes one request of @n ranges and compresses it into a payload of
  * @out. Several ranges (of several intervals) are encoded one by one and
  * their protobuf joined: a message's encodings concatenated are the
@@ -198,12 +273,15 @@ static int kept_payload(struct kept_request *r, enum wire_format f, enum compres
  * OTLP's resource_metrics).
  */
 static int encode_request(const struct range *r, size_t n, enum wire_format f, enum compression c,
-			  struct payload_list *out)
+			  const struct batch_limits *lim, struct payload_list *out)
 {
 	const struct byte_buf *raw = &out->raw;
 	size_t nr_samples = 0;
 	int err = 0;
 
+	(void)lim; /* cut already */
+	if (f == WIRE_OTLP)
+		return otlp_request(r, n, c, out);
 	for (size_t k = 0; k < n; k++)
 		nr_samples += r[k].to - r[k].from;
 	if (n == 1 && out->kept.recording) {
@@ -230,11 +308,33 @@ static void limits_of(const struct batch_limits *lim, size_t *max_samples, size_
 	*max_bytes = lim->max_bytes ? lim->max_bytes : BATCH_DEFAULT_MAX_BYTES;
 }
 
-/* Packs the items of @sets, in order, into requests within @lim; see batch_encode_sets(). */
+/*
+ * batch_item_size() of item @i, from @run_base: a cgroup's items differ in
+ * their __name__ only, so the rest is sized once per cgroup run (0 in
+ * @run_base until then).
+ */
+static size_t item_size(const struct series_set *set, size_t i, enum wire_format f, uint32_t *run_base)
+{
+	const struct series_item *it = &set->items[i];
+
+	if (it->cgroup_run == SERIES_OWN_RUN)
+		return batch_item_size(set, i, f);
+	if (!run_base[it->cgroup_run])
+		run_base[it->cgroup_run] = (uint32_t)(batch_item_size(set, i, f) - it->name_len);
+	return run_base[it->cgroup_run] + it->name_len;
+}
+
+/* What becomes of a request's ranges once cut: encode_request(), or join_range(). */
+typedef int (*request_fn)(const struct range *r, size_t n, enum wire_format f, enum compression c,
+			  const struct batch_limits *lim, struct payload_list *out);
+
+/* Cuts the items of @sets, in order, into requests within @lim, each handed to @request; see batch_encode_sets(). */
 static int pack_sets(const struct series_set *const *sets, size_t nr_sets, enum wire_format f,
-		     enum compression c, const struct batch_limits *lim, struct payload_list *out)
+		     enum compression c, const struct batch_limits *lim, struct payload_list *out,
+		     request_fn request)
 {
 	size_t max_samples, max_bytes, samples = 0, bytes = 0, nr = 0;
+	uint32_t *run_base = NULL;
 	struct range *r;
 	int err = 0;
 
@@ -245,11 +345,17 @@ static int pack_sets(const struct series_set *const *sets, size_t nr_sets, enum 
 	for (size_t s = 0; s < nr_sets && !err; s++) {
 		const struct series_set *set = sets[s];
 
+		free(run_base);
+		run_base = calloc(set->nr_cgroup_runs ? set->nr_cgroup_runs : 1, sizeof(*run_base));
+		if (!run_base) {
+			err = -ENOMEM;
+			break;
+		}
 		for (size_t i = 0; i < set->nr_items && !err; i++) {
-			size_t sz = batch_item_size(set, i, f);
+			size_t sz = item_size(set, i, f, run_base);
 
 			if (samples && (samples == max_samples || bytes + sz > max_bytes)) {
-				err = encode_request(r, nr, f, c, out);
+				err = request(r, nr, f, c, lim, out);
 				samples = bytes = nr = 0;
 			}
 			if (!nr || r[nr - 1].set != set)
@@ -260,7 +366,8 @@ static int pack_sets(const struct series_set *const *sets, size_t nr_sets, enum 
 		}
 	}
 	if (!err && samples)
-		err = encode_request(r, nr, f, c, out);
+		err = request(r, nr, f, c, lim, out);
+	free(run_base);
 	free(r);
 	return err;
 }
@@ -282,7 +389,7 @@ static int refresh_kept(const struct series_set *set, enum wire_format f, struct
 {
 	struct kept_request *r = &out->kept.req[i];
 
-	return kept_request_patch(r, set, f) ? 0 : encode_kept(set, r->from, r->to, f, out, i);
+	return kept_request_patch(r, set) ? 0 : encode_kept(set, r->from, r->to, f, out, i);
 }
 
 /* The steady state: each kept request refreshed with @set's samples and sent as it is. */
@@ -315,6 +422,10 @@ static int flush_joined(struct joined *j, enum wire_format f, enum compression c
 
 	if (!j->samples)
 		return 0;
+	if (j->stream) {
+		err = stream_end(out, c, j->samples, j->raw_len);
+		goto empty;
+	}
 	if (!j->snappy) {
 		err = compress_payload(&out->joined, j->samples, f, c, out);
 		goto empty;
@@ -391,13 +502,64 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 	return err;
 }
 
+/*
+ * The start of an OTLP range joined to the request under way: that
+ * request is sent first when the range would not fit in it, and a new
+ * one begun.
+ */
+static int join_start(void *ctx, size_t total)
+{
+	struct otlp_stream *s = ctx;
+	struct joined *j = &s->out->join;
+	size_t max_samples, max_bytes;
+	int err = 0;
+
+	limits_of(s->lim, &max_samples, &max_bytes);
+	if (j->samples && (j->samples + s->samples > max_samples || j->raw_len + total > max_bytes))
+		err = flush_joined(j, WIRE_OTLP, s->c, s->out);
+	if (!err && !j->samples)
+		err = stream_begin(s->out, s->c, COMPRESS_TOTAL_UNKNOWN);
+	if (err)
+		return err;
+	*j = (struct joined){ .samples = j->samples + s->samples, .raw_len = j->raw_len + total, .stream = true };
+	return 0;
+}
+
+/* An OTLP request's range (@n is 1: one set) encoded into the joined request's stream. */
+static int join_range(const struct range *r, size_t n, enum wire_format f, enum compression c,
+		      const struct batch_limits *lim, struct payload_list *out)
+{
+	struct otlp_stream s = { .out = out, .c = c, .lim = lim, .samples = r[0].to - r[0].from };
+	const struct piece_sink sink = { join_start, stream_put, &s };
+
+	(void)n;
+	(void)f;
+	return otlp_encode(r[0].set, r[0].from, r[0].to, out->cache, &out->otlp, &sink);
+}
+
+/* OTLP's join: @set encoded anew, and streamed into the joined requests. */
+static int join_otlp(const struct series_set *set, enum compression c, const struct batch_limits *lim,
+		     struct payload_list *out)
+{
+	int err;
+
+	if (!out->cache && !(out->cache = label_cache_new()))
+		return -ENOMEM;
+	label_cache_begin_pass(out->cache);
+	err = pack_sets(&set, 1, WIRE_OTLP, c, lim, out, join_range);
+	label_cache_end_pass(out->cache);
+	return err;
+}
+
 int batch_join(const struct series_set *set, enum wire_format f, enum compression c,
 	       const struct batch_limits *lim, struct payload_list *out)
 {
 	int err = 0;
 
 	c = compression_effective(f, c);
-	if (f == WIRE_REMOTE_WRITE_V2 || !kept_fits(&out->kept, set, f, c, lim))
+	if (f == WIRE_OTLP)
+		err = join_otlp(set, c, lim, out);
+	else if (f == WIRE_REMOTE_WRITE_V2 || !kept_fits(&out->kept, set, f, c, lim))
 		return -ESTALE;
 	for (size_t i = 0; i < out->kept.nr && !err; i++) {
 		err = refresh_kept(set, f, out, i);
@@ -424,16 +586,17 @@ static int encode_fresh(const struct series_set *const *sets, size_t nr_sets, en
 	int err = 0;
 
 	kept_requests_clear(&out->kept);
-	if (nr_sets == 1 && sets[0]->shape)
+	/* OTLP keeps none: each interval's requests are encoded anew (otlp_request()) */
+	if (nr_sets == 1 && sets[0]->shape && f != WIRE_OTLP)
 		out->kept = (struct kept_requests){ .shape = sets[0]->shape, .format = f, .compression = c,
 						    .max_samples = lim->max_samples, .max_bytes = lim->max_bytes,
 						    .recording = true };
 	label_cache_begin_pass(out->cache);
 	if (f != WIRE_REMOTE_WRITE_V2)
-		err = pack_sets(sets, nr_sets, f, c, lim, out);
+		err = pack_sets(sets, nr_sets, f, c, lim, out, encode_request);
 	/* 2.0's symbol table is per request: intervals are not joined */
 	for (size_t s = 0; f == WIRE_REMOTE_WRITE_V2 && s < nr_sets && !err; s++)
-		err = pack_sets(&sets[s], 1, f, c, lim, out);
+		err = pack_sets(&sets[s], 1, f, c, lim, out, encode_request);
 	label_cache_end_pass(out->cache);
 	out->kept.recording = false;
 	if (err)
@@ -486,6 +649,7 @@ void payload_list_free(struct payload_list *l)
 	l->cache = NULL;
 	kept_requests_clear(&l->kept);
 	compressor_free(&l->compressor);
+	otlp_work_free(&l->otlp);
 	free(l->p);
 	l->p = NULL;
 	l->cap = 0;

@@ -9,9 +9,12 @@
  * A payload list kept from one interval to the next keeps the series' label
  * bytes too (wire/label_cache.h): each call encodes the labels of new series
  * only, and forgets the series it did not encode. And while one set per
- * call keeps its shape (series/series_set.h), it keeps the requests
- * themselves and writes only the new samples into them
- * (wire/request_patch.h).
+ * call keeps its shape (series/series_set.h), it keeps remote write's
+ * requests themselves and writes only the new samples into them
+ * (wire/request_patch.h). OTLP keeps no request: each is encoded anew
+ * and compressed as it is encoded, a piece at a time (wire/compress.h's
+ * stream), so that neither it nor any interval's protobuf is in memory
+ * whole.
  */
 #ifndef MEMCG_BPF_BATCH_ENCODE_H
 #define MEMCG_BPF_BATCH_ENCODE_H
@@ -23,6 +26,7 @@
 #include "base/byte_buf.h"
 #include "series/series_set.h"
 #include "wire/compress.h"
+#include "wire/encoders.h"
 #include "wire/label_cache.h"
 #include "wire/request_patch.h"
 #include "wire/wire_format.h"
@@ -40,6 +44,7 @@ struct payload {
 struct joined {
 	size_t samples, raw_len;
 	bool snappy; /* the list's joined buffer holds snappy elements; else protobuf */
+	bool stream; /* OTLP: the request is a compression stream under way, into the next payload's body */
 };
 
 struct payload_list {
@@ -58,6 +63,7 @@ struct payload_list {
 	struct label_cache *cache; /* the series' label bytes, kept across calls (wire/label_cache.h) */
 	struct kept_requests kept; /* the last pass's requests, while the set keeps its shape */
 	struct compressor compressor; /* zstd's and deflate's state, kept across calls */
+	struct otlp_work otlp;        /* OTLP's piece and per-item arrays, kept across calls */
 	uint64_t compress_cpu_ns; /* CPU time spent compressing, added up over every call */
 };
 
@@ -89,10 +95,11 @@ int batch_encode_sets(const struct series_set *const *sets, size_t nr_sets, enum
  * with @set's samples and appends their bytes to requests joined up to the
  * limits (remote write 1.0's snappy blocks by their elements: a copy
  * counts its offset back from where it lies, so elements of blocks one
- * after another decompress to their protobufs one after another; OTLP as
- * protobuf, compressed once per joined request). No labels are looked up
- * and no block is compressed again: catching up costs what the intervals
- * cost alone. -ESTALE, with nothing done, when @set is not of the kept
+ * after another decompress to their protobufs one after another). No
+ * labels are looked up and no block is compressed again: catching up
+ * costs what the intervals cost alone. OTLP, which keeps no requests,
+ * encodes @set anew (any set) and streams it into the joined request's
+ * compression. -ESTALE, with nothing done, when @set is not of the kept
  * shape, or for remote write 2.0 (a symbol table per request): encode it
  * with batch_encode_sets() after batch_join_flush(). batch_join_flush()
  * ends the request under way as a payload of @out.

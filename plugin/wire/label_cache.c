@@ -233,35 +233,56 @@ static int map_add(struct label_cache *c, struct blob_map *m, const struct serie
 	return 0;
 }
 
+/* The entry of @key in @m, added (its bytes encoded by @enc) when it has none; its index, or a negative errno. */
+static int64_t entry_of(struct label_cache *c, struct blob_map *m, const struct series_set *set,
+			const struct series_item *it, bool cgroup, const struct series_key *key, label_encode_fn enc)
+{
+	uint32_t *slot = slot_of(m->index, m->nslots, m->entries, key);
+
+	if (!*slot) {
+		int err = map_add(c, m, set, it, cgroup, key, enc);
+
+		if (err)
+			return err;
+		slot = slot_of(m->index, m->nslots, m->entries, key); /* the index may have grown */
+	}
+	return *slot - 1;
+}
+
 int label_cache_get(struct label_cache *c, enum wire_format f, const struct series_set *set, size_t from,
 		    size_t to, label_encode_fn enc, bool per_cgroup, struct label_blob *out)
 {
 	struct blob_map *m = &c->map[f];
+	/* a cgroup's series come once per stat: its entry is looked up once (+1; 0 for not yet) */
+	uint32_t *run_entry = NULL;
 	int err = map_reserve(m, 0);
 
-	if (err)
-		return err;
-	for (size_t i = from; i < to; i++) {
+	if (!err && per_cgroup && !(run_entry = calloc(set->nr_cgroup_runs ? set->nr_cgroup_runs : 1,
+						      sizeof(*run_entry))))
+		err = -ENOMEM;
+	for (size_t i = from; i < to && !err; i++) {
 		const struct series_item *it = &set->items[i];
 		bool cgroup = per_cgroup && it->cgroup_run != SERIES_OWN_RUN;
 		const struct series_key *key = cgroup ? &set->cgroup_keys[it->cgroup_run] : &it->key;
-		uint32_t *slot = slot_of(m->index, m->nslots, m->entries, key);
+		int64_t at = cgroup && run_entry[it->cgroup_run] ? run_entry[it->cgroup_run] - 1
+							       : entry_of(c, m, set, it, cgroup, key, enc);
 		struct entry *e;
 
-		if (!*slot) {
-			err = map_add(c, m, set, it, cgroup, key, enc);
-			if (err)
-				return err;
-			slot = slot_of(m->index, m->nslots, m->entries, key); /* the index may have grown */
+		if (at < 0) {
+			err = (int)at;
+			break;
 		}
-		e = &m->entries[*slot - 1];
+		if (cgroup)
+			run_entry[it->cgroup_run] = (uint32_t)at + 1;
+		e = &m->entries[at];
 		if (e->pass != c->pass) {
 			e->pass = c->pass;
 			m->used++;
 		}
 		out[i - from] = (struct label_blob){ e->data, e->len, e->name_at };
 	}
-	return 0;
+	free(run_entry);
+	return err;
 }
 
 struct symbol_dict *label_cache_symbols(struct label_cache *c)

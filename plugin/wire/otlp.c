@@ -28,7 +28,11 @@
  *
  * Written directly with pb_write.h, like remote write: a series' attribute
  * fields are encoded once and kept by the label cache (wire/label_cache.h);
- * each interval writes the points around them. The bytes are those
+ * each interval writes the points around them, a piece at a time, into a
+ * sink (wire/encoders.h) that compresses them as they come: no request is
+ * ever whole in memory, nor kept from one interval to the next (the
+ * sizes of its messages come first, from the label cache's bytes and the
+ * points' fields, so each length is known before it is written). The bytes are those
  * protobuf-c packs for the same message (proto/otlp_metrics.proto, checked
  * by test_batch_encode); fields go in field number order, a proto3 scalar
  * or string equal to its zero value is not written, a oneof member that is
@@ -195,19 +199,13 @@ static size_t point_size(const struct point *pt, const struct label_blob *attrs)
 	return (pt->start_ns ? 9 : 0) + (pt->time_ns ? 9 : 0) + (pt->stale ? 2 : 9) + attrs->len;
 }
 
-/* With @slot, notes there where the value and the time lie, as offsets from @base. */
-static uint8_t *point_field(uint8_t *p, const struct point *pt, double value, const struct label_blob *attrs,
-			    struct sample_slot *slot, const uint8_t *base)
+static uint8_t *point_field(uint8_t *p, const struct point *pt, double value, const struct label_blob *attrs)
 {
 	p = pb_len_header(p, 1, point_size(pt, attrs));
 	if (pt->start_ns)
 		p = pb_fixed64(p, 2, pt->start_ns);
-	if (slot)
-		slot->ts_at = pt->time_ns ? (uint32_t)(p + 1 - base) : SAMPLE_SLOT_NONE;
 	if (pt->time_ns)
 		p = pb_fixed64(p, 3, pt->time_ns);
-	if (slot)
-		slot->value_at = pt->stale ? SAMPLE_SLOT_NONE : (uint32_t)(p + 1 - base);
 	if (!pt->stale)
 		p = pb_double(p, 4, value);
 	memcpy(p, attrs->data, attrs->len);
@@ -281,61 +279,124 @@ static size_t scope_size(void)
 	return pb_len_field_size(strlen(OTLP_SCOPE_NAME)) + pb_len_field_size(strlen(OTLP_SCOPE_VERSION));
 }
 
-int otlp_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
-		struct byte_buf *raw, struct sample_slot *slots)
+/*
+ * A request's protobuf on its way to the sink: gathered in @piece and
+ * handed over whenever the next field would not fit.
+ */
+struct piece_writer {
+	struct byte_buf *piece;
+	const struct piece_sink *sink;
+	size_t handed; /* bytes handed to the sink so far */
+};
+
+/* The piece gathered up to @p handed over, and room for @need bytes made: piece_room()'s slow path. */
+static uint8_t *piece_hand_over(struct piece_writer *w, uint8_t *p, size_t need, int *err)
 {
-	size_t n = to - from, nm = 0, sm_size, rm_size, total;
-	struct label_blob *b = NULL;
-	struct metric *met = NULL;
-	size_t *metric_of = NULL, *order = NULL;
-	struct resource res = resource_of(set);
-	uint8_t *p;
-	int err = -ENOMEM;
+	struct byte_buf *b = w->piece;
 
-	b = malloc((n ? n : 1) * sizeof(*b));
-	met = malloc((n ? n : 1) * sizeof(*met));
-	metric_of = malloc((n ? n : 1) * sizeof(*metric_of));
-	order = malloc((n ? n : 1) * sizeof(*order));
-	if (!b || !met || !metric_of || !order)
-		goto free_arrays;
-	err = label_cache_get(c, WIRE_OTLP, set, from, to, encode_attributes, true, b);
-	if (err)
-		goto free_arrays;
+	b->len = (size_t)(p - b->data);
+	if (b->len) {
+		*err = w->sink->put(w->sink->ctx, b->data, b->len);
+		if (*err)
+			return NULL;
+		w->handed += b->len;
+		b->len = 0;
+	}
+	*err = byte_buf_reserve(b, need > ENCODE_PIECE_BYTES ? need : ENCODE_PIECE_BYTES);
+	return *err ? NULL : b->data;
+}
 
-	/* metrics, their points' sizes, and the order of the points (by metric) */
+/* Where the next @need bytes go (@p, while they fit); the piece gathered so far handed over first when they would not. */
+static inline uint8_t *piece_room(struct piece_writer *w, uint8_t *p, size_t need, int *err)
+{
+	if ((size_t)(w->piece->data + w->piece->cap - p) >= need)
+		return p;
+	return piece_hand_over(w, p, need, err);
+}
+
+/* Hands over the last piece: @p is where the request ends. 0 or a negative errno. */
+static int piece_end(struct piece_writer *w, uint8_t *p)
+{
+	struct byte_buf *b = w->piece;
+	int err = 0;
+
+	b->len = (size_t)(p - b->data);
+	if (b->len)
+		err = w->sink->put(w->sink->ctx, b->data, b->len);
+	w->handed += err ? 0 : b->len;
+	b->len = 0;
+	return err;
+}
+
+/*
+ * The metrics of items [from, from + n): @met (grown as needed, *@nm of
+ * them) and each item's in @metric_of. *@grouped: each metric's items
+ * come one after another, in the order of the metrics (the stat-major
+ * order of series_set_build(), but for stale markers and self metrics).
+ */
+static int group_metrics(const struct series_set *set, size_t from, size_t n, const struct label_blob *b,
+			 struct metric **met, size_t *nm, uint32_t *metric_of, bool *grouped)
+{
+	size_t cap = 0;
+
+	*nm = 0;
+	*grouped = true;
 	for (size_t k = 0; k < n; k++) {
 		const struct series_item *it = &set->items[from + k];
 		struct point pt = point_of(set, it);
-		size_t m = find_metric(met, nm, it);
+		size_t m = find_metric(*met, *nm, it);
 
-		if (m == nm) {
-			met[m] = (struct metric){ .name = it->name, .name_len = strlen(it->name),
-						  .unit = it->unit, .counter = it->counter };
+		if (m == *nm) {
+			if (m == cap) {
+				struct metric *grown = realloc(*met, (cap = cap ? cap * 2 : 32) * sizeof(**met));
+
+				if (!grown)
+					return -ENOMEM;
+				*met = grown;
+			}
+			(*met)[m] = (struct metric){ .name = it->name, .name_len = strlen(it->name),
+						     .unit = it->unit, .counter = it->counter };
 			if (it->counter) /* aggregation_temporality, is_monotonic */
-				met[m].data_size = 2 + 2;
-			nm++;
+				(*met)[m].data_size = 2 + 2;
+			(*nm)++;
 		}
-		metric_of[k] = m;
-		met[m].count++;
-		met[m].data_size += pb_len_field_size(point_size(&pt, &b[k]));
+		*grouped = *grouped && m == *nm - 1;
+		metric_of[k] = (uint32_t)m;
+		(*met)[m].count++;
+		(*met)[m].data_size += pb_len_field_size(point_size(&pt, &b[k]));
 	}
-	sm_size = pb_len_field_size(scope_size());
-	for (size_t m = 0; m < nm; m++) {
-		met[m].first = m ? met[m - 1].first + met[m - 1].count : 0;
-		sm_size += pb_len_field_size(metric_size(&met[m]));
-	}
-	for (size_t k = 0; k < n; k++) {
-		struct metric *m = &met[metric_of[k]];
+	return 0;
+}
 
-		order[m->first + m->fill++] = k;
-	}
-	rm_size = pb_len_field_size(resource_size(&res)) + pb_len_field_size(sm_size);
-	total = pb_len_field_size(rm_size);
+/* The bytes before the first Metric's: headers, the resource and the scope. */
+#define HEADER_ROOM 16
+static size_t prefix_size(const struct resource *res)
+{
+	return 3 * HEADER_ROOM + pb_len_field_size(resource_size(res)) + pb_len_field_size(scope_size());
+}
 
-	err = byte_buf_reserve(raw, total + 1);
+static size_t metric_header_size(const struct metric *m)
+{
+	return 2 * HEADER_ROOM + pb_len_field_size(m->name_len) + (m->unit ? pb_len_field_size(strlen(m->unit)) : 0);
+}
+
+/* The most bytes a point takes but its attributes: its header and its fields (point_field()). */
+#define POINT_ROOM (HEADER_ROOM + 3 * 9 + 2)
+
+/* Writes the request of items [from, from + n), its metrics @met and the points in @order (NULL: in item order), through @w. */
+static int write_request(struct piece_writer *w, const struct series_set *set, size_t from,
+			 const struct label_blob *b, const struct metric *met, size_t nm, const uint32_t *order,
+			 size_t rm_size, size_t sm_size)
+{
+	struct resource res = resource_of(set);
+	int err = byte_buf_reserve(w->piece, ENCODE_PIECE_BYTES);
+	uint8_t *p;
+
 	if (err)
-		goto free_arrays;
-	p = raw->data;
+		return err;
+	p = piece_room(w, w->piece->data, prefix_size(&res), &err);
+	if (!p)
+		return err;
 	p = pb_len_header(p, 1, rm_size);
 	p = resource_field(p, &res);
 	p = pb_len_header(p, 2, sm_size);
@@ -345,30 +406,102 @@ int otlp_encode(const struct series_set *set, size_t from, size_t to, struct lab
 	for (size_t m = 0; m < nm; m++) {
 		const struct metric *mt = &met[m];
 
+		if (!(p = piece_room(w, p, metric_header_size(mt), &err)))
+			return err;
 		p = pb_len_header(p, 2, metric_size(mt));
 		p = pb_len_field(p, 1, mt->name, mt->name_len);
 		if (mt->unit)
 			p = pb_len_field(p, 3, mt->unit, strlen(mt->unit));
 		p = pb_len_header(p, mt->counter ? 7 : 5, mt->data_size);
 		for (size_t j = mt->first; j < mt->first + mt->count; j++) {
-			const struct series_item *it = &set->items[from + order[j]];
+			size_t k = order ? order[j] : j;
+			const struct series_item *it = &set->items[from + k];
 			struct point pt = point_of(set, it);
 
-			p = point_field(p, &pt, it->value, &b[order[j]], slots ? &slots[order[j]] : NULL, raw->data);
+			if (!(p = piece_room(w, p, POINT_ROOM + b[k].len, &err)))
+				return err;
+			p = point_field(p, &pt, it->value, &b[k]);
 		}
 		if (mt->counter) {
+			if (!(p = piece_room(w, p, HEADER_ROOM, &err)))
+				return err;
 			p = pb_tag(p, 2, PB_VARINT);
 			p = pb_varint(p, AGGREGATION_TEMPORALITY_CUMULATIVE);
 			p = pb_tag(p, 3, PB_VARINT);
 			p = pb_varint(p, 1);
 		}
 	}
-	raw->len = (size_t)(p - raw->data);
-	err = raw->len == total ? 0 : -EFAULT;
-free_arrays:
-	free(order);
-	free(metric_of);
+	return piece_end(w, p);
+}
+
+/* Room in @w's arrays for @n items. */
+static int work_reserve(struct otlp_work *w, size_t n)
+{
+	void *a, *m, *o;
+
+	if (n <= w->cap)
+		return 0;
+	a = realloc(w->attrs, n * sizeof(*w->attrs));
+	if (a)
+		w->attrs = a;
+	m = realloc(w->metric_of, n * sizeof(*w->metric_of));
+	if (m)
+		w->metric_of = m;
+	o = realloc(w->order, n * sizeof(*w->order));
+	if (o)
+		w->order = o;
+	if (!a || !m || !o)
+		return -ENOMEM;
+	w->cap = n;
+	return 0;
+}
+
+int otlp_encode(const struct series_set *set, size_t from, size_t to, struct label_cache *c,
+		struct otlp_work *w, const struct piece_sink *sink)
+{
+	size_t n = to - from, nm = 0, sm_size, rm_size, total;
+	struct piece_writer pw = { .piece = &w->piece, .sink = sink };
+	struct resource res = resource_of(set);
+	struct metric *met = NULL;
+	int err = work_reserve(w, n ? n : 1);
+	bool grouped;
+
+	if (!err)
+		err = label_cache_get(c, WIRE_OTLP, set, from, to, encode_attributes, true, w->attrs);
+	if (!err)
+		err = group_metrics(set, from, n, w->attrs, &met, &nm, w->metric_of, &grouped);
+	if (err)
+		goto free_metrics;
+
+	/* the sizes, and the order of the points (by metric) */
+	sm_size = pb_len_field_size(scope_size());
+	for (size_t m = 0; m < nm; m++) {
+		met[m].first = m ? met[m - 1].first + met[m - 1].count : 0;
+		sm_size += pb_len_field_size(metric_size(&met[m]));
+	}
+	for (size_t k = 0; k < n && !grouped; k++) {
+		struct metric *m = &met[w->metric_of[k]];
+
+		w->order[m->first + m->fill++] = (uint32_t)k;
+	}
+	rm_size = pb_len_field_size(resource_size(&res)) + pb_len_field_size(sm_size);
+	total = pb_len_field_size(rm_size);
+
+	err = sink->start(sink->ctx, total);
+	if (!err)
+		err = write_request(&pw, set, from, w->attrs, met, nm, grouped ? NULL : w->order, rm_size, sm_size);
+	if (!err && pw.handed != total)
+		err = -EFAULT;
+free_metrics:
 	free(met);
-	free(b);
 	return err;
+}
+
+void otlp_work_free(struct otlp_work *w)
+{
+	byte_buf_free(&w->piece);
+	free(w->attrs);
+	free(w->metric_of);
+	free(w->order);
+	*w = (struct otlp_work){ 0 };
 }

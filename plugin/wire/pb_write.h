@@ -11,6 +11,7 @@
 #ifndef MEMCG_BPF_PB_WRITE_H
 #define MEMCG_BPF_PB_WRITE_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,10 +72,11 @@ static inline uint8_t *pb_len_header(uint8_t *p, unsigned int field, size_t len)
 
 static inline uint8_t *pb_fixed64(uint8_t *p, unsigned int field, uint64_t v)
 {
+	uint64_t le = htole64(v); /* little endian on the wire: one store, not eight */
+
 	p = pb_tag(p, field, PB_FIXED64);
-	for (int i = 0; i < 8; i++)
-		*p++ = (uint8_t)(v >> (8 * i)); /* little endian on the wire */
-	return p;
+	memcpy(p, &le, sizeof(le));
+	return p + sizeof(le);
 }
 
 static inline uint8_t *pb_double(uint8_t *p, unsigned int field, double v)

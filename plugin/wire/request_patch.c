@@ -179,7 +179,7 @@ int kept_requests_put(struct kept_requests *k, size_t at, size_t from, size_t to
 	free(r->slots);
 	r->slots = NULL;
 	r->raw_len = raw->len;
-	if (k->compression == COMPRESSION_SNAPPY && k->format != WIRE_OTLP) {
+	if (k->compression == COMPRESSION_SNAPPY) {
 		err = snappy_template_build(&r->block, raw->data, raw->len, slots, to - from, ts_len);
 		if (err && err != -EAGAIN) {
 			free(slots);
@@ -279,23 +279,17 @@ static void patch_block(struct kept_request *r, const struct series_set *set, co
 	}
 }
 
-bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f)
+bool kept_request_patch(struct kept_request *r, const struct series_set *set)
 {
-	bool varint_ts = f != WIRE_OTLP;
 	uint8_t ts[10];
 	size_t ts_len;
 
-	if (varint_ts && pb_varint_size((uint64_t)set->ts_ms) != pb_varint_size((uint64_t)r->ts_ms))
+	if (pb_varint_size((uint64_t)set->ts_ms) != pb_varint_size((uint64_t)r->ts_ms))
 		return false;
 	/* remote write left out the values that were 0: one that is not 0 now needs room */
-	if (varint_ts && needs_room(r, set))
+	if (needs_room(r, set))
 		return false;
-	if (varint_ts) {
-		ts_len = (size_t)(pb_varint(ts, (uint64_t)set->ts_ms) - ts);
-	} else {
-		put_le64(ts, (uint64_t)set->ts_ms * 1000000u);
-		ts_len = 8;
-	}
+	ts_len = (size_t)(pb_varint(ts, (uint64_t)set->ts_ms) - ts);
 	r->ts_ms = set->ts_ms;
 	if (r->direct) {
 		patch_block(r, set, ts);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The steady state of the encoders: the requests of the last pass, kept
- * with where each sample's value and timestamp lie in their protobuf. While
+ * The steady state of remote write's encoders: the requests of the last
+ * pass, kept with where each sample's value and timestamp lie in their
+ * protobuf (OTLP keeps none: wire/otlp.c streams each interval's). While
  * a series set keeps its shape (series/series_set.h: the same label sets in
  * the same order), the next interval's requests are these bytes with new
  * values and a new timestamp written in place: no labels looked up, no
@@ -113,7 +114,7 @@ int kept_requests_put_pieces(struct kept_requests *k, size_t at, size_t from, si
  * Writes the values and the timestamp of @set's items [r->from, r->to) into
  * @r. False, with @r unchanged, when they do not fit its layout.
  */
-bool kept_request_patch(struct kept_request *r, const struct series_set *set, enum wire_format f);
+bool kept_request_patch(struct kept_request *r, const struct series_set *set);
 /* The compressed block of @r's protobuf as it is now; NULL when none is kept (compress @r->raw). */
 const struct byte_buf *kept_request_block(struct kept_request *r);
 

@@ -12,9 +12,12 @@
  * label cache, kept_B in the kept requests (blocks or protobuf, and where
  * their samples lie), bufs_B in the other buffers of the payload list and
  * set_B in the series set and the stale tracker.
- * usage: encode-bench [CGROUPS [ROUNDS]]
+ * usage: encode-bench [CGROUPS [ROUNDS [ONLY]]]; ONLY, a format
+ * (remote_write, remote_write_v2, otlp) or a format and a compression
+ * (otlp/zstd), runs those rows only, for a profile.
  */
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,18 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether @only ("FORMAT" or "FORMAT/COMPRESSION") names the row of @f and @c. */
+static bool row_wanted(const char *only, enum wire_format f, enum compression c)
+{
+	char row[64];
+
+	if (strchr(only, '/'))
+		snprintf(row, sizeof(row), "%s/%s", wire_format_name(f), compression_name(c));
+	else
+		snprintf(row, sizeof(row), "%s", wire_format_name(f));
+	return strcmp(only, row) == 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -75,6 +90,8 @@ int main(int argc, char **argv)
 	       "bytes/int", "requests", "bytes/value", "build_ms", "encode_ms", "compress_ms", "cpu_ms",
 	       "held_B/series", "labels_B", "kept_B", "bufs_B", "set_B");
 	for (size_t k = 0; k < ARRAY_SIZE(combos); k++) {
+		if (argc > 3 && !row_wanted(argv[3], combos[k].f, combos[k].c))
+			continue;
 		size_t base = heap_in_use(); /* before anything of this format's */
 		struct stale_tracker *st = stale_tracker_new();
 		struct series_set set;
@@ -90,6 +107,7 @@ int main(int argc, char **argv)
 			char path[128];
 			double t0, t1;
 			uint64_t comp0;
+			int err;
 
 			sample_table_init(&t, stats, nr_stats);
 			t.timestamp_ns = (1800000000ULL + 10 * r) * 1000000000ULL + 1234567;
@@ -109,7 +127,12 @@ int main(int argc, char **argv)
 			series_set_build(&set, &o, snap, st);
 			t1 = cpu_now();
 			comp0 = pl.compress_cpu_ns;
-			batch_encode(&set, combos[k].f, combos[k].c, &lim, &pl);
+			err = batch_encode(&set, combos[k].f, combos[k].c, &lim, &pl);
+			if (err) {
+				fprintf(stderr, "encode-bench: %s + %s: %s\n", wire_format_name(combos[k].f),
+					compression_name(combos[k].c), strerror(-err));
+				return 1;
+			}
 			if (r > 0) { /* the first interval has no stale state to compare with */
 				cpu[r - 1] = cpu_now() - t0;
 				build[r - 1] = t1 - t0;

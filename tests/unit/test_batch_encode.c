@@ -257,6 +257,23 @@ static uint8_t *ungzip(const struct payload *p, size_t *len)
 	return out;
 }
 
+/* @p's protobuf: its body decompressed (gzip or zstd), raw_len bytes. */
+static uint8_t *decompressed(const struct payload *p)
+{
+	uint8_t *raw;
+	size_t len;
+
+	if (p->compression == COMPRESSION_GZIP) {
+		raw = ungzip(p, &len);
+	} else {
+		raw = malloc(p->raw_len ? p->raw_len : 1);
+		len = ZSTD_decompress(raw, p->raw_len, p->body, p->len);
+		assert_false(ZSTD_isError(len));
+	}
+	assert_int_equal(len, p->raw_len);
+	return raw;
+}
+
 static void check_otlp(const uint8_t *raw, size_t len)
 {
 	Opentelemetry__Proto__Metrics__V1__ExportMetricsServiceRequest *req;
@@ -931,7 +948,8 @@ static size_t raw_bytes(const struct payload_list *pl)
  * patched (wire/request_patch.h). Each interval's requests hold the
  * messages of a fresh list, through a value turning 0 and back and a
  * timestamp varint that grows, uncompressed and with snappy (remote
- * write: kept blocks, patched).
+ * write: kept blocks, patched). OTLP keeps no request: each interval's is
+ * encoded anew, with the same messages.
  */
 static void test_steady_requests_patched(void **state)
 {
@@ -939,7 +957,7 @@ static void test_steady_requests_patched(void **state)
 	struct batch_limits lim = { .max_samples = 9, .max_bytes = 1 << 20 };
 
 	for (int f = WIRE_REMOTE_WRITE; f <= WIRE_OTLP; f++) {
-		for (size_t k = 0; k < ARRAY_SIZE(comp); k++) {
+		for (size_t k = 0; k < (f == WIRE_OTLP ? 1 : ARRAY_SIZE(comp)); k++) {
 			struct stale_tracker *st = stale_tracker_new();
 			struct payload_list kept = { 0 };
 			struct series_set set;
@@ -956,7 +974,10 @@ static void test_steady_requests_patched(void **state)
 					assert_true(set.shape == shape); /* patched from here on */
 				payload_list_clear(&kept);
 				assert_int_equal(batch_encode(&set, (enum wire_format)f, comp[k], &lim, &kept), 0);
-				assert_true(kept.kept.shape == set.shape && kept.kept.nr == kept.n);
+				if (f == WIRE_OTLP)
+					assert_int_equal(kept.kept.nr, 0);
+				else
+					assert_true(kept.kept.shape == set.shape && kept.kept.nr == kept.n);
 				assert_int_equal(batch_encode(&set, (enum wire_format)f, comp[k], &lim, &fresh), 0);
 				check_same_messages(&set, (enum wire_format)f, &lim, &kept, comp[k] == COMPRESSION_SNAPPY);
 				check_same_messages(&set, (enum wire_format)f, &lim, &fresh, comp[k] == COMPRESSION_SNAPPY);
@@ -1007,6 +1028,65 @@ static void test_steady_requests_in_pieces(void **state)
 		assert_true(kept.raw.cap < kept.p[0].raw_len / 2);
 	}
 	payload_list_free(&kept);
+	series_set_free(&set);
+	stale_tracker_free(st);
+}
+
+/*
+ * OTLP requests larger than a piece (wire/encoders.h: ENCODE_PIECE_BYTES)
+ * are handed to the compressor piece by piece: 6,000 cgroups, in two
+ * requests of four pieces and of two. With gzip and zstd each body
+ * decompresses to the request encoded without compression, byte for
+ * byte, which protobuf-c packs the same (check_same_messages); gzip's body
+ * is also the one deflate makes of the whole protobuf at once, and zstd's
+ * frame says its content size (pledged). Nothing of a request is kept:
+ * the piece buffer stays at its size.
+ */
+static void test_otlp_streamed_in_pieces(void **state)
+{
+	static const enum compression comp[] = { COMPRESSION_GZIP, COMPRESSION_ZSTD };
+	struct batch_limits lim = { .max_samples = 12000, .max_bytes = 1 << 24 };
+	struct stale_tracker *st = stale_tracker_new();
+	struct payload_list plain = { 0 };
+	struct series_set set;
+
+	series_set_init(&set);
+	build_steady_round(&set, st, 0, 6000);
+	build_steady_round(&set, st, 1, 6000);
+	assert_int_equal(batch_encode(&set, WIRE_OTLP, COMPRESSION_NONE, &lim, &plain), 0);
+	check_same_messages(&set, WIRE_OTLP, &lim, &plain, false);
+	assert_int_equal(plain.n, 2);
+	assert_true(plain.p[0].raw_len > 3 * ENCODE_PIECE_BYTES && plain.p[1].raw_len > ENCODE_PIECE_BYTES);
+	for (size_t k = 0; k < ARRAY_SIZE(comp); k++) {
+		struct payload_list pl = { 0 };
+
+		assert_int_equal(batch_encode(&set, WIRE_OTLP, comp[k], &lim, &pl), 0);
+		assert_int_equal(pl.n, plain.n);
+		for (size_t i = 0; i < pl.n; i++) {
+			uint8_t *raw = decompressed(&pl.p[i]);
+
+			assert_int_equal(pl.p[i].raw_len, plain.p[i].len);
+			assert_int_equal(pl.p[i].nr_samples, plain.p[i].nr_samples);
+			assert_memory_equal(raw, plain.p[i].body, plain.p[i].len);
+			if (comp[k] == COMPRESSION_ZSTD)
+				assert_int_equal(ZSTD_getFrameContentSize(pl.p[i].body, pl.p[i].len), plain.p[i].len);
+			if (comp[k] == COMPRESSION_GZIP) {
+				struct compressor whole = { 0 };
+				struct byte_buf z = { 0 };
+
+				assert_int_equal(compress_body(&whole, COMPRESSION_GZIP, raw, plain.p[i].len, &z), 0);
+				assert_int_equal(z.len, pl.p[i].len);
+				assert_memory_equal(z.data, pl.p[i].body, z.len);
+				byte_buf_free(&z);
+				compressor_free(&whole);
+			}
+			free(raw);
+		}
+		assert_int_equal(pl.otlp.piece.cap, ENCODE_PIECE_BYTES);
+		assert_int_equal(pl.kept.nr, 0);
+		payload_list_free(&pl);
+	}
+	payload_list_free(&plain);
 	series_set_free(&set);
 	stale_tracker_free(st);
 }
@@ -1099,6 +1179,8 @@ static uint8_t *joined_message(enum wire_format f, const struct payload_list *pl
  * encoding them from their labels, through a value turning 0 and back and
  * a timestamp varint that grows (rounds 1 to 4). Not joined: remote write
  * 2.0, a set of another shape, and anything while no requests are kept.
+ * OTLP keeps no requests: every set is encoded anew and joined, its
+ * protobuf streamed into the joined request's compression.
  */
 static void test_intervals_joined_from_kept(void **state)
 {
@@ -1107,7 +1189,7 @@ static void test_intervals_joined_from_kept(void **state)
 		enum compression c;
 	} combos[] = {
 		{ WIRE_REMOTE_WRITE, COMPRESSION_SNAPPY }, { WIRE_REMOTE_WRITE, COMPRESSION_NONE },
-		{ WIRE_OTLP, COMPRESSION_NONE }, { WIRE_OTLP, COMPRESSION_ZSTD },
+		{ WIRE_OTLP, COMPRESSION_NONE }, { WIRE_OTLP, COMPRESSION_ZSTD }, { WIRE_OTLP, COMPRESSION_GZIP },
 	};
 	static const size_t max_samples[] = { 80, 1000 }; /* two intervals per request; all four */
 
@@ -1125,9 +1207,11 @@ static void test_intervals_joined_from_kept(void **state)
 			series_set_init(&set);
 			series_set_init(&other);
 			build_steady_round(&set, st, 0, 12);
-			assert_int_equal(batch_join(&set, f, combos[k].c, &lim, &kept), -ESTALE); /* nothing kept */
-			assert_int_equal(batch_encode(&set, f, combos[k].c, &lim, &kept), 0);
-			payload_list_clear(&kept);
+			if (f != WIRE_OTLP) { /* OTLP joins any set: each is encoded anew */
+				assert_int_equal(batch_join(&set, f, combos[k].c, &lim, &kept), -ESTALE); /* nothing kept */
+				assert_int_equal(batch_encode(&set, f, combos[k].c, &lim, &kept), 0);
+				payload_list_clear(&kept);
+			}
 			for (int round = 0; round < 5; round++) {
 				series_set_init(&fresh_sets[round]);
 				build_steady_round(&fresh_sets[round], st_fresh, round, 12);
@@ -1141,18 +1225,16 @@ static void test_intervals_joined_from_kept(void **state)
 			assert_int_equal(batch_join_flush(f, combos[k].c, &kept), 0);
 			assert_int_equal(kept.n, max_samples[m] == 80 ? 2 : 1);
 			assert_int_equal(kept.p[0].nr_samples + (kept.n > 1 ? kept.p[1].nr_samples : 0), samples);
-			/* another shape: a set of its own */
+			/* another shape: a set of its own (OTLP: joined all the same, to a request of its own here) */
 			build_steady_round(&other, NULL, 1, 11);
-			assert_int_equal(batch_join(&other, f, combos[k].c, &lim, &kept), -ESTALE);
+			assert_int_equal(batch_join(&other, f, combos[k].c, &lim, &kept), f == WIRE_OTLP ? 0 : -ESTALE);
 			/* each interval encoded on its own: the requests the kept ones were cut as */
 			for (int i = 0; i < 4; i++)
 				assert_int_equal(batch_encode(four[i], f, COMPRESSION_NONE, &lim, &fresh), 0);
-			if (combos[k].c == COMPRESSION_ZSTD) {
+			if (combos[k].c == COMPRESSION_ZSTD || combos[k].c == COMPRESSION_GZIP) {
 				for (size_t i = 0; i < kept.n; i++) {
-					uint8_t *raw = malloc(kept.p[i].raw_len);
+					uint8_t *raw = decompressed(&kept.p[i]);
 
-					assert_int_equal(ZSTD_decompress(raw, kept.p[i].raw_len, kept.p[i].body, kept.p[i].len),
-							 kept.p[i].raw_len);
 					kept.p[i].body = raw;
 					kept.p[i].len = kept.p[i].raw_len;
 					kept.p[i].compression = COMPRESSION_NONE;
@@ -1164,7 +1246,7 @@ static void test_intervals_joined_from_kept(void **state)
 			assert_memory_equal(a, b, a_len);
 			free(a);
 			free(b);
-			if (combos[k].c == COMPRESSION_ZSTD)
+			if (combos[k].c == COMPRESSION_ZSTD || combos[k].c == COMPRESSION_GZIP)
 				for (size_t i = 0; i < kept.n; i++)
 					free((void *)kept.p[i].body);
 			payload_list_free(&kept);
@@ -1361,6 +1443,7 @@ int main(void)
 		cmocka_unit_test(test_compression_rules),
 		cmocka_unit_test(test_steady_requests_patched),
 		cmocka_unit_test(test_steady_requests_in_pieces),
+		cmocka_unit_test(test_otlp_streamed_in_pieces),
 		cmocka_unit_test(test_steady_value_needs_room),
 		cmocka_unit_test(test_intervals_joined_from_kept),
 		cmocka_unit_test(test_no_sample_twice_under_churn),
