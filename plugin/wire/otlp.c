@@ -88,7 +88,7 @@ static const struct {
 const char *otlp_attribute_name(const char *label, bool k8s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(attribute_names); i++)
-		if (strcmp(label, attribute_names[i].label) == 0)
+		if (label[0] == attribute_names[i].label[0] && strcmp(label, attribute_names[i].label) == 0)
 			return k8s || !attribute_names[i].outside_k8s ? attribute_names[i].attribute
 								      : attribute_names[i].outside_k8s;
 	return label;

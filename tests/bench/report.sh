@@ -30,6 +30,22 @@ awk '/^ *[0-9]/ {
 		$1, $3, ($NF == "behind" ? " (sender behind: partial)" : ""), $4, $5, $6, $7, $8, $9, $10, $11, $12, $18 / 1024
 }' "$table"
 
+# issue 48's goals, for the shipping runs: peak RSS at most 24 MiB at 1,000
+# cgroups and 64 at 10,000; collectd ÷ sampling at most 1.5 for remote
+# write (1.0 and 2.0), 2.0 for OTLP
+echo
+echo "Against the goals (peak RSS: 24 MiB at 1,000 cgroups, 64 at 10,000; collectd ÷ sampling: 1.5 for remote write, 2.0 for OTLP):"
+echo
+echo "| cgroups | run | Interval | peak RSS | goal | collectd ÷ sampling | goal |"
+echo "|---:|---|---:|---:|---:|---:|---:|"
+awk '/^ *[0-9]/ && ($1 == 1000 || $1 == 10000) && $3 ~ /^bpf\/(rw1|rw2|otlp)(sink)?$/ {
+	rss = $18 / 1024; rss_goal = $1 == 1000 ? 24 : 64
+	ratio_goal = $3 ~ /otlp/ ? 2.0 : 1.5
+	printf "| %d | %s%s | %.0f | %.1f MiB | %d: %s | %.2f | %.1f: %s |\n", $1, substr($3, 5),
+		($NF == "behind" ? " (sender behind: partial)" : ""), $17, rss, rss_goal,
+		rss <= rss_goal ? "met" : "not met", $6, ratio_goal, $6 <= ratio_goal ? "met" : "not met"
+}' "$table"
+
 command -v gnuplot >/dev/null || { echo "bench: no gnuplot (apt-get install gnuplot-nox): no plot"; exit 0; }
 # one data file per size: LABEL sampling series encode compress post rest
 for size in $(awk '/^ *[0-9]/ { print $1 }' "$table" | sort -un); do

@@ -504,8 +504,12 @@ grow_tree() { # PARENT SIZE: c0 .. c(SIZE-1) below PARENT; $have counts them
 # guest takes 190,000 samples per second on the same 2 TCG vCPUs and falls
 # behind (VictoriaMetrics held 7,896 of 10,000 cgroups' series after its
 # wait on 2026-12-02), which then sets the sender's pace.
+# Each shipping format at 10,000 cgroups at Interval 1 and 10 as well:
+# issue 48's memory goal holds at both (tests/bench/report.sh sets the
+# rows against the goals).
 BENCH_RUNS_DEFAULT="1000:1:bpf:rw1 1000:1:bpf:rw1sinkalone 1000:1:bpf:rw1sink 1000:1:bpf:rw2 1000:1:bpf:otlp
 1000:1:bpf:rw1values 1000:1:bpf:rw1percgroup 1000:1:text:rw1 1000:1:netdata 10000:1:bpf:rw1sink
+10000:1:bpf:rw2sink 10000:1:bpf:otlpsink 10000:10:bpf:rw1sink 10000:10:bpf:rw2sink 10000:10:bpf:otlpsink
 10000:1:text:rw1 10000:1:netdata"
 
 t_bench_collectd() {
