@@ -256,7 +256,8 @@ missing_cgroups() {
 #   none            no URL, DispatchValues true: collectd's path only
 #   nofile          as none, collectd started with a soft fd limit of
 #                   65536 instead of the inherited 1024
-# VMTEST_CD_PERF=1 (with perf in the initramfs) also profiles collectd over
+# VMTEST_CD_PERF=1 (with perf in the initramfs, on the guest's PATH:
+# MEMCG_BPF_VM_FILES=/usr/bin/perf=/bin/perf) also profiles collectd over
 # the measured intervals and prints the top of perf report to the log: by
 # symbol, by thread, and the sender's, reader#0's and writer#0's inclusive
 # profiles (VMTEST_CD_PERF_FREQ samples per second, default 499;
