@@ -412,6 +412,13 @@ static int encode_patched(const struct series_set *set, enum wire_format f, enum
 /* A varint of a length at most: the room a joined snappy block keeps before its elements. */
 #define JOIN_LEN_ROOM 10
 
+/* Forgets the request batch_join() was gathering (sent, lost with an error, or cleared). */
+static void join_drop(struct payload_list *out)
+{
+	out->join = (struct joined){ 0 };
+	out->joined.len = 0;
+}
+
 /* The request @j has gathered, as a payload of @out; @j is empty after. */
 static int flush_joined(struct joined *j, enum wire_format f, enum compression c, struct payload_list *out)
 {
@@ -453,8 +460,7 @@ static int flush_joined(struct joined *j, enum wire_format f, enum compression c
 	}
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 empty:
-	*j = (struct joined){ 0 };
-	out->joined.len = 0;
+	join_drop(out); /* @j is @out->join */
 	return err;
 }
 
@@ -548,6 +554,8 @@ static int join_otlp(const struct series_set *set, enum compression c, const str
 	label_cache_begin_pass(out->cache);
 	err = pack_sets(&set, 1, WIRE_OTLP, c, lim, out, join_range);
 	label_cache_end_pass(out->cache);
+	if (err)
+		join_drop(out);
 	return err;
 }
 
@@ -558,8 +566,8 @@ int batch_join(const struct series_set *set, enum wire_format f, enum compressio
 
 	c = compression_effective(f, c);
 	if (f == WIRE_OTLP)
-		err = join_otlp(set, c, lim, out);
-	else if (f == WIRE_REMOTE_WRITE_V2 || !kept_fits(&out->kept, set, f, c, lim))
+		return join_otlp(set, c, lim, out);
+	if (f == WIRE_REMOTE_WRITE_V2 || !kept_fits(&out->kept, set, f, c, lim))
 		return -ESTALE;
 	for (size_t i = 0; i < out->kept.nr && !err; i++) {
 		err = refresh_kept(set, f, out, i);
@@ -568,8 +576,7 @@ int batch_join(const struct series_set *set, enum wire_format f, enum compressio
 	}
 	if (err) {
 		kept_requests_clear(&out->kept);
-		out->join = (struct joined){ 0 };
-		out->joined.len = 0;
+		join_drop(out);
 	}
 	return err;
 }
@@ -631,8 +638,7 @@ int batch_encode(const struct series_set *set, enum wire_format f, enum compress
 void payload_list_clear(struct payload_list *l)
 {
 	l->n = 0;
-	l->join = (struct joined){ 0 };
-	l->joined.len = 0;
+	join_drop(l);
 }
 
 void payload_list_free(struct payload_list *l)

@@ -289,33 +289,8 @@ struct piece_writer {
 	size_t handed; /* bytes handed to the sink so far */
 };
 
-/* The piece gathered up to @p handed over, and room for @need bytes made: piece_room()'s slow path. */
-static uint8_t *piece_hand_over(struct piece_writer *w, uint8_t *p, size_t need, int *err)
-{
-	struct byte_buf *b = w->piece;
-
-	b->len = (size_t)(p - b->data);
-	if (b->len) {
-		*err = w->sink->put(w->sink->ctx, b->data, b->len);
-		if (*err)
-			return NULL;
-		w->handed += b->len;
-		b->len = 0;
-	}
-	*err = byte_buf_reserve(b, need > ENCODE_PIECE_BYTES ? need : ENCODE_PIECE_BYTES);
-	return *err ? NULL : b->data;
-}
-
-/* Where the next @need bytes go (@p, while they fit); the piece gathered so far handed over first when they would not. */
-static inline uint8_t *piece_room(struct piece_writer *w, uint8_t *p, size_t need, int *err)
-{
-	if ((size_t)(w->piece->data + w->piece->cap - p) >= need)
-		return p;
-	return piece_hand_over(w, p, need, err);
-}
-
-/* Hands over the last piece: @p is where the request ends. 0 or a negative errno. */
-static int piece_end(struct piece_writer *w, uint8_t *p)
+/* Hands the piece gathered up to @p to the sink; the piece is empty after. 0 or a negative errno. */
+static int hand_over(struct piece_writer *w, uint8_t *p)
 {
 	struct byte_buf *b = w->piece;
 	int err = 0;
@@ -326,6 +301,23 @@ static int piece_end(struct piece_writer *w, uint8_t *p)
 	w->handed += err ? 0 : b->len;
 	b->len = 0;
 	return err;
+}
+
+/* piece_room()'s slow path: the piece handed over, and room for @need bytes made. */
+static uint8_t *piece_hand_over(struct piece_writer *w, uint8_t *p, size_t need, int *err)
+{
+	*err = hand_over(w, p);
+	if (!*err)
+		*err = byte_buf_reserve(w->piece, need > ENCODE_PIECE_BYTES ? need : ENCODE_PIECE_BYTES);
+	return *err ? NULL : w->piece->data;
+}
+
+/* Where the next @need bytes go (@p, while they fit); the piece gathered so far handed over first when they would not. */
+static inline uint8_t *piece_room(struct piece_writer *w, uint8_t *p, size_t need, int *err)
+{
+	if ((size_t)(w->piece->data + w->piece->cap - p) >= need)
+		return p;
+	return piece_hand_over(w, p, need, err);
 }
 
 /*
@@ -431,7 +423,7 @@ static int write_request(struct piece_writer *w, const struct series_set *set, s
 			p = pb_varint(p, 1);
 		}
 	}
-	return piece_end(w, p);
+	return hand_over(w, p); /* the last piece: @p is where the request ends */
 }
 
 /* Room in @w's arrays for @n items. */
