@@ -674,10 +674,13 @@ int cgroup_index_walk_add(struct cgroup_index *idx, const struct cgroup_walk_ite
 	} else {
 		parent = node_find(idx, it->parent_id);
 		if (!parent || parent->seen != idx->walk || parent->e.depth != it->depth - 1 ||
-		    it->name_len == SIZE_MAX || !name_ok(it->name, it->name_len))
+		    it->name_len == SIZE_MAX)
 			return place_by_refresh(idx, it->id, out);
+		/* known and unmoved, as in steady state: its name was checked when its path was made */
 		if (n && path_is(n, parent, it->name, it->name_len))
 			goto seen;
+		if (!name_ok(it->name, it->name_len))
+			return place_by_refresh(idx, it->id, out);
 		size_t base = child_base(parent);
 
 		len = base + 1 + it->name_len;
