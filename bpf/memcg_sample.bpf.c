@@ -51,6 +51,13 @@ struct {
 	__uint(max_entries, 1); /* set at load: the record map's capacity */
 } rank_only SEC(".maps");
 
+/*
+ * Whether rank_only holds any id: set by user space with the map (in .data,
+ * which the per-walk reset of .bss leaves alone). While it is empty, as it
+ * is without a selection or a budget cut, no cgroup pays for a lookup.
+ */
+__u32 rank_only_used SEC(".data") = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -59,28 +66,38 @@ struct {
 	__uint(max_entries, 1);                          /* set at load */
 } records SEC(".maps");
 
+/*
+ * A field of page counter @pc. Loaded directly in the kfunc walk, whose
+ * memcg is the trusted pointer bpf_get_mem_cgroup() returned (an inline
+ * load, not a helper call); read with a probe in the CO-RE walks, whose
+ * memcg is an address they computed. @direct is a constant in each walk,
+ * so each keeps one of the two.
+ */
+#define PAGE_COUNTER_FIELD(pc, direct, field) \
+	((direct) ? (unsigned long)(pc)->field : (unsigned long)BPF_CORE_READ(pc, field))
+
 /* A page counter's field as its file prints it: bytes, or "max" (MEMCG_READ_UNLIMITED). */
-static __always_inline __u64 read_page_counter(struct mem_cgroup *memcg, __u32 which)
+static __always_inline __u64 read_page_counter(struct mem_cgroup *memcg, __u32 which, bool direct)
 {
 	struct page_counter *pc = (which >> 8) == MEMCG_COUNTER_SWAP ? &memcg->swap : &memcg->memory;
 	unsigned long pages;
 
 	switch (which & 0xff) {
 	case MEMCG_FIELD_USAGE:
-		return (__u64)BPF_CORE_READ(pc, usage.counter) * page_size;
+		return (__u64)PAGE_COUNTER_FIELD(pc, direct, usage.counter) * page_size;
 	case MEMCG_FIELD_WATERMARK:
-		return (__u64)BPF_CORE_READ(pc, watermark) * page_size;
+		return (__u64)PAGE_COUNTER_FIELD(pc, direct, watermark) * page_size;
 	case MEMCG_FIELD_MAX:
-		pages = BPF_CORE_READ(pc, max);
+		pages = PAGE_COUNTER_FIELD(pc, direct, max);
 		break;
 	case MEMCG_FIELD_HIGH:
-		pages = BPF_CORE_READ(pc, high);
+		pages = PAGE_COUNTER_FIELD(pc, direct, high);
 		break;
 	case MEMCG_FIELD_LOW:
-		pages = BPF_CORE_READ(pc, low);
+		pages = PAGE_COUNTER_FIELD(pc, direct, low);
 		break;
 	case MEMCG_FIELD_MIN:
-		pages = BPF_CORE_READ(pc, min);
+		pages = PAGE_COUNTER_FIELD(pc, direct, min);
 		break;
 	default:
 		return MEMCG_READ_INVALID;
@@ -388,7 +405,7 @@ static __always_inline __u64 read_one(struct mem_cgroup *memcg, __u32 kind, __u3
 	case MEMCG_READ_EVENT_LOCAL:
 		return read_event(memcg, index, true);
 	case MEMCG_READ_PAGE_COUNTER:
-		return read_page_counter(memcg, index);
+		return read_page_counter(memcg, index, !core);
 	case MEMCG_READ_PRESSURE:
 		return read_pressure(index);
 	case MEMCG_READ_SOFT_LIMIT:
@@ -458,7 +475,7 @@ static __always_inline bool fill_rank_only(struct memcg_record *rec, struct cgro
 	__u64 id = rec->cgroup_id;
 	__u32 i = rank_read;
 
-	if (!bpf_map_lookup_elem(&rank_only, &id))
+	if (!rank_only_used || !bpf_map_lookup_elem(&rank_only, &id))
 		return false;
 	rec->flags = MEMCG_RECORD_RANK_ONLY;
 	/* the rank read (memory.current) needs neither: nothing of the last cgroup is read */

@@ -79,6 +79,17 @@ static int sweep_gone(struct bpf_backend *b, int map_fd, const struct sample_tab
 }
 
 /*
+ * Tells the walk whether to look cgroups up in the map at all. The mirror
+ * holds no id the map lacks (an id goes into it after its update, out of
+ * it before its delete): where the two differ, the walk reads a cgroup
+ * whole, which loses nothing.
+ */
+static void mark_used(struct bpf_backend *b)
+{
+	b->skel->data->rank_only_used = b->rank_only && u64_map_count(b->rank_only) > 0;
+}
+
+/*
  * The walk's rows say what the map held: a partial row was read for its
  * rank alone. So only the rows whose verdict changed cost an update, and
  * steady state costs a look at each row's flag; the ids of cgroups gone
@@ -107,6 +118,7 @@ int bpf_rank_only_set(struct bpf_backend *b, const struct sample_table *t, const
 		err = sweep_gone(b, map_fd, t, ships);
 	if (err == -E2BIG)
 		err = 0; /* past the map's room the walk reads whole rows: nothing lost */
+	mark_used(b);
 	return err;
 }
 
@@ -118,6 +130,7 @@ int bpf_rank_only_reload(struct bpf_backend *b)
 	void *value;
 	__u8 one = 1;
 
+	mark_used(b);
 	if (!b->rank_only)
 		return 0;
 	while (u64_map_next(b->rank_only, &pos, &id, &value)) {
