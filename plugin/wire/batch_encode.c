@@ -419,9 +419,10 @@ static void join_drop(struct payload_list *out)
 	out->joined.len = 0;
 }
 
-/* The request @j has gathered, as a payload of @out; @j is empty after. */
-static int flush_joined(struct joined *j, enum wire_format f, enum compression c, struct payload_list *out)
+/* The request batch_join() has gathered (out->join), as a payload of @out; the join is empty after. */
+static int flush_joined(enum wire_format f, enum compression c, struct payload_list *out)
 {
+	const struct joined *j = &out->join;
 	struct payload p = { .format = f, .compression = c, .nr_samples = j->samples, .raw_len = j->raw_len };
 	struct byte_buf *z;
 	uint64_t cpu;
@@ -460,7 +461,7 @@ static int flush_joined(struct joined *j, enum wire_format f, enum compression c
 	}
 	out->compress_cpu_ns += thread_cpu_ns() - cpu;
 empty:
-	join_drop(out); /* @j is @out->join */
+	join_drop(out);
 	return err;
 }
 
@@ -478,7 +479,7 @@ static int join_kept(struct joined *j, struct kept_request *r, enum wire_format 
 		block = kept_request_block(r); /* patching: encoding */
 	if (j->samples && (j->snappy != !!block || j->samples + samples > max_samples ||
 			   j->raw_len + r->raw_len > max_bytes))
-		err = flush_joined(j, f, c, out); /* counts its own CPU */
+		err = flush_joined(f, c, out); /* counts its own CPU */
 	if (err)
 		return err;
 	cpu = thread_cpu_ns();
@@ -522,7 +523,7 @@ static int join_start(void *ctx, size_t total)
 
 	limits_of(s->lim, &max_samples, &max_bytes);
 	if (j->samples && (j->samples + s->samples > max_samples || j->raw_len + total > max_bytes))
-		err = flush_joined(j, WIRE_OTLP, s->c, s->out);
+		err = flush_joined(WIRE_OTLP, s->c, s->out);
 	if (!err && !j->samples)
 		err = stream_begin(s->out, s->c, COMPRESS_TOTAL_UNKNOWN);
 	if (err)
@@ -583,7 +584,7 @@ int batch_join(const struct series_set *set, enum wire_format f, enum compressio
 
 int batch_join_flush(enum wire_format f, enum compression c, struct payload_list *out)
 {
-	return flush_joined(&out->join, f, compression_effective(f, c), out);
+	return flush_joined(f, compression_effective(f, c), out);
 }
 
 /* Encodes @sets from their labels; keeps the requests when they are of one set of a known shape. */
