@@ -120,11 +120,11 @@ have_collectd() {
 	done
 }
 
-# collectd_conf DIR INTERVAL WRITER PLUGIN_BODY: a foreground collectd
-# configuration in DIR/collectd.conf with logfile (DIR/collectd.log), the
-# write plugin WRITER (csv: into DIR/csv; bench_sink: marks in DIR/marks,
-# with the heap in use when CD_SINK_HEAP is true) and memcg_bpf with
-# PLUGIN_BODY in its <Plugin> block.
+# collectd_conf DIR INTERVAL WRITER PLUGIN_BODY [WRITER_BODY]: a foreground
+# collectd configuration in DIR/collectd.conf with logfile
+# (DIR/collectd.log), the write plugin WRITER (csv: into DIR/csv;
+# bench_sink: marks in DIR/marks) with WRITER_BODY's lines added to its
+# <Plugin> block, and memcg_bpf with PLUGIN_BODY in its <Plugin> block.
 collectd_conf() {
 	case $3 in
 	csv) mkdir -p "$1/csv"; writer="<Plugin csv>
@@ -133,7 +133,7 @@ collectd_conf() {
 </Plugin>" ;;
 	bench_sink) writer="<Plugin bench_sink>
   File \"$1/marks\"
-  Heap ${CD_SINK_HEAP:-false}
+${5:-}
 </Plugin>" ;;
 	*) why "collectd_conf: unknown writer $3"; return 1 ;;
 	esac
@@ -464,12 +464,12 @@ per_cgroup() {
 }
 
 SETTLE_MARKS=6
-# quiet_heap DIR: collectd (run by collectd_conf DIR ... bench_sink with
-# CD_SINK_HEAP true, pid $cdpid) reads SETTLE_MARKS more times; QUIET_HEAP
-# is the median heap (kB) of the last three of those reads.
+# quiet_heap DIR PID: collectd PID (run by collectd_conf DIR ... bench_sink
+# with Heap true) reads SETTLE_MARKS more times; QUIET_HEAP is the median
+# heap (kB) of the last three of those reads.
 quiet_heap() {
 	n=$(wc -l < "$1/marks")
-	wait_marks "$1" $((n + SETTLE_MARKS)) "$cdpid" 120 "collectd in the quiet tree" || return 1
+	wait_marks "$1" $((n + SETTLE_MARKS)) "$2" 120 "collectd in the quiet tree" || return 1
 	QUIET_HEAP=$(tail -n 3 "$1/marks" | awk '{ print $14 }' | sort -n | sed -n 2p)
 }
 
@@ -506,19 +506,17 @@ t_churn_soak() {
 		d=$WORK/soak-collectd
 		rm -rf "$d"
 		mkdir -p "$d"
-		CD_SINK_HEAP=true
 		collectd_conf "$d" 1 bench_sink "  Backend \"bpf\"
   CgroupRoot \"$CG\"
   Stat \"anon\" \"usage\" \"pgfault\" \"oom_kill\"
   DispatchValues ${VMTEST_SOAK_DISPATCH:-true}
-  SelfInterval 0" || { CD_SINK_HEAP=; return 1; }
-		CD_SINK_HEAP=
+  SelfInterval 0" "  Heap true" || return 1
 		# no per-thread cache of freed chunks: they would count as in use
 		GLIBC_TUNABLES=glibc.malloc.tcache_count=0 "$COLLECTD" -f -C "$d/collectd.conf" > "$d/stdout" 2>&1 &
 		cdpid=$!
 		churn -w "$workers" -n 48 -k 24 "$croot" "$WORK/soak.warmup" "$warmup" > "$WORK/soak.churn" 2>&1 ||
 			{ why "warm-up churn: $(first_line "$WORK/soak.churn")"; kill -KILL $cdpid; return 1; }
-		quiet_heap "$d" || return 1
+		quiet_heap "$d" $cdpid || return 1
 		heap1=$QUIET_HEAP
 	fi
 	rm -f "$WORK/soak.fifo"
@@ -563,7 +561,7 @@ t_churn_soak() {
 	if [ -n "$cdpid" ]; then
 		heap2=
 		if [ -z "$died" ]; then
-			quiet_heap "$d" || return 1
+			quiet_heap "$d" $cdpid || return 1
 			heap2=$QUIET_HEAP
 		fi
 		stop_collectd $cdpid
